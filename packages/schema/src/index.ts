@@ -1,0 +1,1 @@
+export * as Json from "./Json.js"

@@ -1,0 +1,20 @@
+import { fileURLToPath } from "node:url"
+import { defineConfig } from "vitest/config"
+
+const packages = ["schema", "core", "http", "node", "host", "cli"]
+
+/** Vitest settings every package shares: sources resolved from src/, so tests never see a stale dist/. */
+export const shared = (name: string) =>
+  defineConfig({
+    resolve: {
+      alias: Object.fromEntries(
+        packages.map((p) => [`@effect-mcp/${p}`, fileURLToPath(new URL(`./packages/${p}/src/index.ts`, import.meta.url))])
+      )
+    },
+    test: {
+      name,
+      include: ["test/**/*.test.ts"],
+      testTimeout: 60_000,
+      hookTimeout: 60_000
+    }
+  })
