@@ -144,7 +144,7 @@ export const RequestId = Schema.Union(Schema.String, Schema.Int)
 /** The `RequestId` type. */
 export type RequestId = typeof RequestId.Type
 /** The `CallToolRequest` type. */
-export const CallToolRequest = Schema.Struct({ method: Schema.Literal("tools/call"), params: Schema.Union(Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.String }), CallToolRequestParams), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const CallToolRequest = Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `CallToolRequest` type. */
 export type CallToolRequest = typeof CallToolRequest.Type
 /** The `CallToolResult` type. */
@@ -180,11 +180,11 @@ export const ToolChoice = Schema.Struct({ mode: Schema.optionalWith(Schema.Liter
 /** The `ToolChoice` type. */
 export type ToolChoice = typeof ToolChoice.Type
 /** The `CreateMessageRequestParams` type. */
-export const CreateMessageRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Schema.Union(Formats.OpenObject(Formats.AnyJson), Json.JsonObject), { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), task: Schema.optionalWith(TaskMetadata, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }), toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(Schema.Array(Tool), { exact: true }) })
+export const CreateMessageRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Schema.Union(Formats.OpenObject(Formats.AnyJson), Json.JsonObject), { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }), task: Schema.optionalWith(TaskMetadata, { exact: true }), toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(Schema.Array(Tool), { exact: true }) })
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
 /** The `CreateMessageRequest` type. */
-export const CreateMessageRequest = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: Schema.Union(Schema.Struct({ includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }) }), CreateMessageRequestParams), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const CreateMessageRequest = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = typeof CreateMessageRequest.Type
 /** The `LegacyTitledEnumSchema` type. */
@@ -232,19 +232,23 @@ export const ElicitRequestURLParams = Schema.Struct({ _meta: Schema.optionalWith
 /** The `ElicitRequestURLParams` type. */
 export type ElicitRequestURLParams = typeof ElicitRequestURLParams.Type
 /** The `ElicitRequestParams` type. */
-export const ElicitRequestParams = Schema.Union(ElicitRequestURLParams, ElicitRequestFormParams)
+export const ElicitRequestParams = Schema.Union(ElicitRequestURLParams, Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), message: Schema.String, requestedSchema: Schema.Struct({ properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }) }), ElicitRequestFormParams)
 /** The `ElicitRequestParams` type. */
 export type ElicitRequestParams = typeof ElicitRequestParams.Type
 /** The `ElicitRequest` type. */
-export const ElicitRequest = Schema.Struct({ method: Schema.Literal("elicitation/create"), params: Schema.Union(ElicitRequestURLParams, Schema.Struct({ message: Schema.String, requestedSchema: Schema.Struct({ properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }) }), ElicitRequestFormParams), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const ElicitRequest = Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `ElicitRequest` type. */
 export type ElicitRequest = typeof ElicitRequest.Type
+/** The `ListRootsRequestParams` type. */
+export const ListRootsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `ListRootsRequestParams` type. */
+export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
 /** The `RequestParams` type. */
 export const RequestParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
 /** The `RequestParams` type. */
 export type RequestParams = typeof RequestParams.Type
 /** The `ListRootsRequest` type. */
-export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(Schema.Union(Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord), RequestParams, Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }) })), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(Schema.Union(ListRootsRequestParams, RequestParams), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = typeof ListRootsRequest.Type
 /** The `InputRequest` type. */
@@ -263,8 +267,12 @@ export type InputRequiredResult = typeof InputRequiredResult.Type
 export const CallToolResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: Schema.Union(InputRequiredResult, CallToolResult) })
 /** The `CallToolResultResponse` type. */
 export type CallToolResultResponse = typeof CallToolResultResponse.Type
+/** The `CancelTaskRequestParams` type. */
+export const CancelTaskRequestParams = Schema.Struct({ taskId: Schema.String })
+/** The `CancelTaskRequestParams` type. */
+export type CancelTaskRequestParams = typeof CancelTaskRequestParams.Type
 /** The `CancelTaskRequest` type. */
-export const CancelTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/cancel"), params: Schema.Struct({ taskId: Schema.String }) })
+export const CancelTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/cancel"), params: CancelTaskRequestParams })
 /** The `CancelTaskRequest` type. */
 export type CancelTaskRequest = typeof CancelTaskRequest.Type
 /** The `TaskStatus` type. */
@@ -284,27 +292,35 @@ export const CancelledNotificationParams = Schema.Struct({ _meta: Schema.optiona
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
 /** The `CancelledNotification` type. */
-export const CancelledNotification = Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: Schema.Union(Schema.Struct({ reason: Schema.optionalWith(Schema.String, { exact: true }), requestId: RequestId }), CancelledNotificationParams), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const CancelledNotification = Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams, jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `CancelledNotification` type. */
 export type CancelledNotification = typeof CancelledNotification.Type
+/** The `InitializedNotificationParams` type. */
+export const InitializedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `InitializedNotificationParams` type. */
+export type InitializedNotificationParams = typeof InitializedNotificationParams.Type
 /** The `NotificationParams` type. */
 export const NotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
 /** The `NotificationParams` type. */
 export type NotificationParams = typeof NotificationParams.Type
 /** The `InitializedNotification` type. */
-export const InitializedNotification = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(Schema.Union(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), NotificationParams), { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const InitializedNotification = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(Schema.Union(InitializedNotificationParams, NotificationParams), { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `InitializedNotification` type. */
 export type InitializedNotification = typeof InitializedNotification.Type
 /** The `ProgressNotificationParams` type. */
-export const ProgressNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), message: Schema.optionalWith(Schema.String, { exact: true }), progress: Formats.JsonNumber, progressToken: ProgressToken, total: Schema.optionalWith(Formats.JsonNumber, { exact: true }) })
+export const ProgressNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), progress: Formats.JsonNumber, progressToken: ProgressToken, total: Schema.optionalWith(Formats.JsonNumber, { exact: true }), message: Schema.optionalWith(Schema.String, { exact: true }) })
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
 /** The `ProgressNotification` type. */
-export const ProgressNotification = Schema.Struct({ method: Schema.Literal("notifications/progress"), params: Schema.Union(Schema.Struct({ progress: Formats.JsonNumber, progressToken: ProgressToken, total: Schema.optionalWith(Formats.JsonNumber, { exact: true }), message: Schema.optionalWith(Schema.String, { exact: true }) }), ProgressNotificationParams), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const ProgressNotification = Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams, jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `ProgressNotification` type. */
 export type ProgressNotification = typeof ProgressNotification.Type
+/** The `RootsListChangedNotificationParams` type. */
+export const RootsListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `RootsListChangedNotificationParams` type. */
+export type RootsListChangedNotificationParams = typeof RootsListChangedNotificationParams.Type
 /** The `RootsListChangedNotification` type. */
-export const RootsListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(Schema.Union(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), NotificationParams), { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const RootsListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(Schema.Union(RootsListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `RootsListChangedNotification` type. */
 export type RootsListChangedNotification = typeof RootsListChangedNotification.Type
 /** The `TaskStatusNotificationParams` type. */
@@ -323,20 +339,20 @@ export type ClientNotification = typeof ClientNotification.Type
 export const PromptReference = Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: Schema.optionalWith(Schema.String, { exact: true }) })
 /** The `PromptReference` type. */
 export type PromptReference = typeof PromptReference.Type
+/** The `ResourceReference` type. */
+export const ResourceReference = Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate })
+/** The `ResourceReference` type. */
+export type ResourceReference = typeof ResourceReference.Type
 /** The `ResourceTemplateReference` type. */
 export const ResourceTemplateReference = Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate })
 /** The `ResourceTemplateReference` type. */
 export type ResourceTemplateReference = typeof ResourceTemplateReference.Type
 /** The `CompleteRequestParams` type. */
-export const CompleteRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }) }), { exact: true }), ref: Schema.Union(PromptReference, ResourceTemplateReference) })
+export const CompleteRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference, ResourceReference, ResourceTemplateReference), context: Schema.optionalWith(Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }) }), { exact: true }) })
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = typeof CompleteRequestParams.Type
-/** The `ResourceReference` type. */
-export const ResourceReference = Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate })
-/** The `ResourceReference` type. */
-export type ResourceReference = typeof ResourceReference.Type
 /** The `CompleteRequest` type. */
-export const CompleteRequest = Schema.Struct({ method: Schema.Literal("completion/complete"), params: Schema.Union(Schema.Struct({ argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference, ResourceReference, ResourceTemplateReference), context: Schema.optionalWith(Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }) }), { exact: true }) }), CompleteRequestParams), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const CompleteRequest = Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `CompleteRequest` type. */
 export type CompleteRequest = typeof CompleteRequest.Type
 /** The `DiscoverRequest` type. */
@@ -348,15 +364,23 @@ export const GetPromptRequestParams = Schema.Struct({ _meta: Schema.optionalWith
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
 /** The `GetPromptRequest` type. */
-export const GetPromptRequest = Schema.Struct({ method: Schema.Literal("prompts/get"), params: Schema.Union(Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String }), GetPromptRequestParams), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const GetPromptRequest = Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = typeof GetPromptRequest.Type
+/** The `GetTaskPayloadRequestParams` type. */
+export const GetTaskPayloadRequestParams = Schema.Struct({ taskId: Schema.String })
+/** The `GetTaskPayloadRequestParams` type. */
+export type GetTaskPayloadRequestParams = typeof GetTaskPayloadRequestParams.Type
 /** The `GetTaskPayloadRequest` type. */
-export const GetTaskPayloadRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/result"), params: Schema.Struct({ taskId: Schema.String }) })
+export const GetTaskPayloadRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/result"), params: GetTaskPayloadRequestParams })
 /** The `GetTaskPayloadRequest` type. */
 export type GetTaskPayloadRequest = typeof GetTaskPayloadRequest.Type
+/** The `GetTaskRequestParams` type. */
+export const GetTaskRequestParams = Schema.Struct({ taskId: Schema.String })
+/** The `GetTaskRequestParams` type. */
+export type GetTaskRequestParams = typeof GetTaskRequestParams.Type
 /** The `GetTaskRequest` type. */
-export const GetTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/get"), params: Schema.Struct({ taskId: Schema.String }) })
+export const GetTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/get"), params: GetTaskRequestParams })
 /** The `GetTaskRequest` type. */
 export type GetTaskRequest = typeof GetTaskRequest.Type
 /** The `InitializeRequestParams` type. */
@@ -364,35 +388,55 @@ export const InitializeRequestParams = Schema.Struct({ _meta: Schema.optionalWit
 /** The `InitializeRequestParams` type. */
 export type InitializeRequestParams = typeof InitializeRequestParams.Type
 /** The `InitializeRequest` type. */
-export const InitializeRequest = Schema.Struct({ method: Schema.Literal("initialize"), params: Schema.Union(Schema.Struct({ capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String }), InitializeRequestParams), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const InitializeRequest = Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `InitializeRequest` type. */
 export type InitializeRequest = typeof InitializeRequest.Type
+/** The `ListPromptsRequestParams` type. */
+export const ListPromptsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListPromptsRequestParams` type. */
+export type ListPromptsRequestParams = typeof ListPromptsRequestParams.Type
 /** The `PaginatedRequestParams` type. */
 export const PaginatedRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
 /** The `PaginatedRequestParams` type. */
 export type PaginatedRequestParams = typeof PaginatedRequestParams.Type
 /** The `ListPromptsRequest` type. */
-export const ListPromptsRequest = Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(Schema.Union(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), PaginatedRequestParams), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const ListPromptsRequest = Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(Schema.Union(ListPromptsRequestParams, PaginatedRequestParams), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = typeof ListPromptsRequest.Type
+/** The `ListResourceTemplatesRequestParams` type. */
+export const ListResourceTemplatesRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListResourceTemplatesRequestParams` type. */
+export type ListResourceTemplatesRequestParams = typeof ListResourceTemplatesRequestParams.Type
 /** The `ListResourceTemplatesRequest` type. */
-export const ListResourceTemplatesRequest = Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(Schema.Union(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), PaginatedRequestParams), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const ListResourceTemplatesRequest = Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(Schema.Union(ListResourceTemplatesRequestParams, PaginatedRequestParams), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
+/** The `ListResourcesRequestParams` type. */
+export const ListResourcesRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListResourcesRequestParams` type. */
+export type ListResourcesRequestParams = typeof ListResourcesRequestParams.Type
 /** The `ListResourcesRequest` type. */
-export const ListResourcesRequest = Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(Schema.Union(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), PaginatedRequestParams), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const ListResourcesRequest = Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(Schema.Union(ListResourcesRequestParams, PaginatedRequestParams), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = typeof ListResourcesRequest.Type
 /** The `ListTasksRequest` type. */
 export const ListTasksRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/list"), params: Schema.optionalWith(PaginatedRequestParams, { exact: true }) })
 /** The `ListTasksRequest` type. */
 export type ListTasksRequest = typeof ListTasksRequest.Type
+/** The `ListToolsRequestParams` type. */
+export const ListToolsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListToolsRequestParams` type. */
+export type ListToolsRequestParams = typeof ListToolsRequestParams.Type
 /** The `ListToolsRequest` type. */
-export const ListToolsRequest = Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(Schema.Union(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), PaginatedRequestParams), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const ListToolsRequest = Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(Schema.Union(ListToolsRequestParams, PaginatedRequestParams), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = typeof ListToolsRequest.Type
+/** The `PingRequestParams` type. */
+export const PingRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `PingRequestParams` type. */
+export type PingRequestParams = typeof PingRequestParams.Type
 /** The `PingRequest` type. */
-export const PingRequest = Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(Schema.Union(Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord), RequestParams), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const PingRequest = Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(Schema.Union(PingRequestParams, RequestParams), { exact: true }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `PingRequest` type. */
 export type PingRequest = typeof PingRequest.Type
 /** The `ReadResourceRequestParams` type. */
@@ -400,7 +444,7 @@ export const ReadResourceRequestParams = Schema.Struct({ _meta: Schema.optionalW
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
 /** The `ReadResourceRequest` type. */
-export const ReadResourceRequest = Schema.Struct({ method: Schema.Literal("resources/read"), params: Schema.Union(Schema.Struct({ uri: Formats.Uri }), ReadResourceRequestParams), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const ReadResourceRequest = Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = typeof ReadResourceRequest.Type
 /** The `SetLevelRequestParams` type. */
@@ -408,7 +452,7 @@ export const SetLevelRequestParams = Schema.Struct({ _meta: Schema.optionalWith(
 /** The `SetLevelRequestParams` type. */
 export type SetLevelRequestParams = typeof SetLevelRequestParams.Type
 /** The `SetLevelRequest` type. */
-export const SetLevelRequest = Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: Schema.Union(Schema.Struct({ level: LoggingLevel }), SetLevelRequestParams), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const SetLevelRequest = Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = typeof SetLevelRequest.Type
 /** The `SubscribeRequestParams` type. */
@@ -416,7 +460,7 @@ export const SubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWith
 /** The `SubscribeRequestParams` type. */
 export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
 /** The `SubscribeRequest` type. */
-export const SubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: Schema.Union(Schema.Struct({ uri: Formats.Uri }), SubscribeRequestParams), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const SubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = typeof SubscribeRequest.Type
 /** The `SubscriptionFilter` type. */
@@ -436,7 +480,7 @@ export const UnsubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWi
 /** The `UnsubscribeRequestParams` type. */
 export type UnsubscribeRequestParams = typeof UnsubscribeRequestParams.Type
 /** The `UnsubscribeRequest` type. */
-export const UnsubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: Schema.Union(Schema.Struct({ uri: Formats.Uri }), UnsubscribeRequestParams), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const UnsubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `UnsubscribeRequest` type. */
 export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
 /** The `ClientRequest` type. */
@@ -495,8 +539,12 @@ export type DiscoverResult = typeof DiscoverResult.Type
 export const DiscoverResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: DiscoverResult })
 /** The `DiscoverResultResponse` type. */
 export type DiscoverResultResponse = typeof DiscoverResultResponse.Type
+/** The `ElicitationCompleteNotificationParams` type. */
+export const ElicitationCompleteNotificationParams = Schema.Struct({ elicitationId: Schema.String })
+/** The `ElicitationCompleteNotificationParams` type. */
+export type ElicitationCompleteNotificationParams = typeof ElicitationCompleteNotificationParams.Type
 /** The `ElicitationCompleteNotification` type. */
-export const ElicitationCompleteNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/elicitation/complete"), params: Schema.Struct({ elicitationId: Schema.String }) })
+export const ElicitationCompleteNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/elicitation/complete"), params: ElicitationCompleteNotificationParams })
 /** The `ElicitationCompleteNotification` type. */
 export type ElicitationCompleteNotification = typeof ElicitationCompleteNotification.Type
 /** The `EmptyResult` type. */
@@ -636,7 +684,7 @@ export const LoggingMessageNotificationParams = Schema.Struct({ _meta: Schema.op
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
 /** The `LoggingMessageNotification` type. */
-export const LoggingMessageNotification = Schema.Struct({ method: Schema.Literal("notifications/message"), params: Schema.Union(Schema.Struct({ data: Formats.AnyJson, level: LoggingLevel, logger: Schema.optionalWith(Schema.String, { exact: true }) }), LoggingMessageNotificationParams), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const LoggingMessageNotification = Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams, jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
 /** The `MethodNotFoundError` type. */
@@ -667,8 +715,12 @@ export type PaginatedResult = typeof PaginatedResult.Type
 export const ParseError = Schema.Struct({ code: Schema.Literal(-32700), data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String })
 /** The `ParseError` type. */
 export type ParseError = typeof ParseError.Type
+/** The `PromptListChangedNotificationParams` type. */
+export const PromptListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `PromptListChangedNotificationParams` type. */
+export type PromptListChangedNotificationParams = typeof PromptListChangedNotificationParams.Type
 /** The `PromptListChangedNotification` type. */
-export const PromptListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(Schema.Union(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), NotificationParams), { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const PromptListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(Schema.Union(PromptListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
 /** The `ReadResourceResult` type. */
@@ -691,8 +743,12 @@ export type Request = typeof Request.Type
 export const ResourceContents = Schema.Struct({ mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri, _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
 /** The `ResourceContents` type. */
 export type ResourceContents = typeof ResourceContents.Type
+/** The `ResourceListChangedNotificationParams` type. */
+export const ResourceListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `ResourceListChangedNotificationParams` type. */
+export type ResourceListChangedNotificationParams = typeof ResourceListChangedNotificationParams.Type
 /** The `ResourceListChangedNotification` type. */
-export const ResourceListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(Schema.Union(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), NotificationParams), { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const ResourceListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(Schema.Union(ResourceListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
 /** The `ResourceRequestParams` type. */
@@ -704,7 +760,7 @@ export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: Schema.o
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
 /** The `ResourceUpdatedNotification` type. */
-export const ResourceUpdatedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: Schema.Union(Schema.Struct({ uri: Formats.Uri }), ResourceUpdatedNotificationParams), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const ResourceUpdatedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams, jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
 /** The `ResultType` type. */
@@ -719,8 +775,12 @@ export type SubscriptionsAcknowledgedNotificationParams = typeof SubscriptionsAc
 export const SubscriptionsAcknowledgedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/subscriptions/acknowledged"), params: SubscriptionsAcknowledgedNotificationParams })
 /** The `SubscriptionsAcknowledgedNotification` type. */
 export type SubscriptionsAcknowledgedNotification = typeof SubscriptionsAcknowledgedNotification.Type
+/** The `ToolListChangedNotificationParams` type. */
+export const ToolListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `ToolListChangedNotificationParams` type. */
+export type ToolListChangedNotificationParams = typeof ToolListChangedNotificationParams.Type
 /** The `ToolListChangedNotification` type. */
-export const ToolListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(Schema.Union(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), NotificationParams), { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
+export const ToolListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(Schema.Union(ToolListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: Schema.optionalWith(Schema.Literal("2.0"), { exact: true }) })
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = typeof ToolListChangedNotification.Type
 /** The `ServerNotification` type. */
@@ -824,44 +884,55 @@ export const definitions = {
   ElicitRequestURLParams,
   ElicitRequestParams,
   ElicitRequest,
+  ListRootsRequestParams,
   RequestParams,
   ListRootsRequest,
   InputRequest,
   InputRequests,
   InputRequiredResult,
   CallToolResultResponse,
+  CancelTaskRequestParams,
   CancelTaskRequest,
   TaskStatus,
   CancelTaskResult,
   NotificationMetaObject,
   CancelledNotificationParams,
   CancelledNotification,
+  InitializedNotificationParams,
   NotificationParams,
   InitializedNotification,
   ProgressNotificationParams,
   ProgressNotification,
+  RootsListChangedNotificationParams,
   RootsListChangedNotification,
   TaskStatusNotificationParams,
   TaskStatusNotification,
   ClientNotification,
   PromptReference,
+  ResourceReference,
   ResourceTemplateReference,
   CompleteRequestParams,
-  ResourceReference,
   CompleteRequest,
   DiscoverRequest,
   GetPromptRequestParams,
   GetPromptRequest,
+  GetTaskPayloadRequestParams,
   GetTaskPayloadRequest,
+  GetTaskRequestParams,
   GetTaskRequest,
   InitializeRequestParams,
   InitializeRequest,
+  ListPromptsRequestParams,
   PaginatedRequestParams,
   ListPromptsRequest,
+  ListResourceTemplatesRequestParams,
   ListResourceTemplatesRequest,
+  ListResourcesRequestParams,
   ListResourcesRequest,
   ListTasksRequest,
+  ListToolsRequestParams,
   ListToolsRequest,
+  PingRequestParams,
   PingRequest,
   ReadResourceRequestParams,
   ReadResourceRequest,
@@ -888,6 +959,7 @@ export const definitions = {
   ServerCapabilities,
   DiscoverResult,
   DiscoverResultResponse,
+  ElicitationCompleteNotificationParams,
   ElicitationCompleteNotification,
   EmptyResult,
   Error,
@@ -931,12 +1003,14 @@ export const definitions = {
   PaginatedRequest,
   PaginatedResult,
   ParseError,
+  PromptListChangedNotificationParams,
   PromptListChangedNotification,
   ReadResourceResult,
   ReadResourceResultResponse,
   RelatedTaskMetadata,
   Request,
   ResourceContents,
+  ResourceListChangedNotificationParams,
   ResourceListChangedNotification,
   ResourceRequestParams,
   ResourceUpdatedNotificationParams,
@@ -944,6 +1018,7 @@ export const definitions = {
   ResultType,
   SubscriptionsAcknowledgedNotificationParams,
   SubscriptionsAcknowledgedNotification,
+  ToolListChangedNotificationParams,
   ToolListChangedNotification,
   ServerNotification,
   ServerRequest,

@@ -15,59 +15,79 @@ export const Annotated = Schema.Struct({ annotations: Schema.optionalWith(Schema
 /** The `Annotated` type. */
 export type Annotated = typeof Annotated.Type
 /** The `BlobResourceContents` type. */
-export const BlobResourceContents = Schema.Struct({ blob: Formats.Base64, mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const BlobResourceContents = Schema.Struct({ blob: Formats.Base64, mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri, _meta: Formats.Foreign })
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = typeof BlobResourceContents.Type
+/** The `ProgressToken` type. */
+export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
+/** The `ProgressToken` type. */
+export type ProgressToken = typeof ProgressToken.Type
+/** The `CallToolRequestParams` type. */
+export const CallToolRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+/** The `CallToolRequestParams` type. */
+export type CallToolRequestParams = typeof CallToolRequestParams.Type
 /** The `CallToolRequest` type. */
-export const CallToolRequest = Schema.Struct({ method: Schema.Literal("tools/call"), params: Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.String }) })
+export const CallToolRequest = Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams })
 /** The `CallToolRequest` type. */
 export type CallToolRequest = typeof CallToolRequest.Type
 /** The `TextResourceContents` type. */
-export const TextResourceContents = Schema.Struct({ mimeType: Schema.optionalWith(Schema.String, { exact: true }), text: Schema.String, uri: Formats.Uri })
+export const TextResourceContents = Schema.Struct({ mimeType: Schema.optionalWith(Schema.String, { exact: true }), text: Schema.String, uri: Formats.Uri, _meta: Formats.Foreign })
 /** The `TextResourceContents` type. */
 export type TextResourceContents = typeof TextResourceContents.Type
 /** The `EmbeddedResource` type. */
-export const EmbeddedResource = Schema.Struct({ annotations: Schema.optionalWith(Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) }), { exact: true }), resource: Schema.Union(TextResourceContents, BlobResourceContents), type: Schema.Literal("resource") })
+export const EmbeddedResource = Schema.Struct({ annotations: Schema.optionalWith(Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) }), { exact: true }), resource: Schema.Union(TextResourceContents, BlobResourceContents), type: Schema.Literal("resource"), _meta: Formats.Foreign })
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = typeof EmbeddedResource.Type
 /** The `ImageContent` type. */
-export const ImageContent = Schema.Struct({ annotations: Schema.optionalWith(Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) }), { exact: true }), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") })
+export const ImageContent = Schema.Struct({ annotations: Schema.optionalWith(Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) }), { exact: true }), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: Formats.Foreign })
 /** The `ImageContent` type. */
 export type ImageContent = typeof ImageContent.Type
 /** The `TextContent` type. */
-export const TextContent = Schema.Struct({ annotations: Schema.optionalWith(Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) }), { exact: true }), text: Schema.String, type: Schema.Literal("text") })
+export const TextContent = Schema.Struct({ annotations: Schema.optionalWith(Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) }), { exact: true }), text: Schema.String, type: Schema.Literal("text"), _meta: Formats.Foreign })
 /** The `TextContent` type. */
 export type TextContent = typeof TextContent.Type
 /** The `CallToolResult` type. */
-export const CallToolResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Array(Schema.Union(ImageContent, TextContent, EmbeddedResource)), isError: Schema.optionalWith(Schema.Boolean, { exact: true }) })
+export const CallToolResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Array(Schema.Union(ImageContent, TextContent, EmbeddedResource)), isError: Schema.optionalWith(Schema.Boolean, { exact: true }), structuredContent: Formats.Foreign, resultType: Formats.Foreign })
 /** The `CallToolResult` type. */
 export type CallToolResult = typeof CallToolResult.Type
 /** The `RequestId` type. */
 export const RequestId = Schema.Union(Schema.String, Schema.Int)
 /** The `RequestId` type. */
 export type RequestId = typeof RequestId.Type
+/** The `CancelledNotificationParams` type. */
+export const CancelledNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), reason: Schema.optionalWith(Schema.String, { exact: true }), requestId: RequestId })
+/** The `CancelledNotificationParams` type. */
+export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
 /** The `CancelledNotification` type. */
-export const CancelledNotification = Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: Schema.Struct({ reason: Schema.optionalWith(Schema.String, { exact: true }), requestId: RequestId }) })
+export const CancelledNotification = Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams })
 /** The `CancelledNotification` type. */
 export type CancelledNotification = typeof CancelledNotification.Type
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), roots: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const ClientCapabilities = Schema.Struct({ experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), roots: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), elicitation: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign })
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = typeof ClientCapabilities.Type
+/** The `InitializedNotificationParams` type. */
+export const InitializedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `InitializedNotificationParams` type. */
+export type InitializedNotificationParams = typeof InitializedNotificationParams.Type
 /** The `InitializedNotification` type. */
-export const InitializedNotification = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const InitializedNotification = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams, { exact: true }) })
 /** The `InitializedNotification` type. */
 export type InitializedNotification = typeof InitializedNotification.Type
-/** The `ProgressToken` type. */
-export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
-/** The `ProgressToken` type. */
-export type ProgressToken = typeof ProgressToken.Type
+/** The `ProgressNotificationParams` type. */
+export const ProgressNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), progress: Formats.JsonNumber, progressToken: ProgressToken, total: Schema.optionalWith(Formats.JsonNumber, { exact: true }), message: Formats.Foreign })
+/** The `ProgressNotificationParams` type. */
+export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
 /** The `ProgressNotification` type. */
-export const ProgressNotification = Schema.Struct({ method: Schema.Literal("notifications/progress"), params: Schema.Struct({ progress: Formats.JsonNumber, progressToken: ProgressToken, total: Schema.optionalWith(Formats.JsonNumber, { exact: true }) }) })
+export const ProgressNotification = Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams })
 /** The `ProgressNotification` type. */
 export type ProgressNotification = typeof ProgressNotification.Type
+/** The `RootsListChangedNotificationParams` type. */
+export const RootsListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `RootsListChangedNotificationParams` type. */
+export type RootsListChangedNotificationParams = typeof RootsListChangedNotificationParams.Type
 /** The `RootsListChangedNotification` type. */
-export const RootsListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const RootsListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(RootsListChangedNotificationParams, { exact: true }) })
 /** The `RootsListChangedNotification` type. */
 export type RootsListChangedNotification = typeof RootsListChangedNotification.Type
 /** The `ClientNotification` type. */
@@ -75,67 +95,115 @@ export const ClientNotification = Schema.Union(CancelledNotification, ProgressNo
 /** The `ClientNotification` type. */
 export type ClientNotification = typeof ClientNotification.Type
 /** The `PromptReference` type. */
-export const PromptReference = Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt") })
+export const PromptReference = Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: Formats.Foreign })
 /** The `PromptReference` type. */
 export type PromptReference = typeof PromptReference.Type
 /** The `ResourceReference` type. */
 export const ResourceReference = Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate })
 /** The `ResourceReference` type. */
 export type ResourceReference = typeof ResourceReference.Type
+/** The `CompleteRequestParams` type. */
+export const CompleteRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference, ResourceReference), context: Formats.Foreign })
+/** The `CompleteRequestParams` type. */
+export type CompleteRequestParams = typeof CompleteRequestParams.Type
 /** The `CompleteRequest` type. */
-export const CompleteRequest = Schema.Struct({ method: Schema.Literal("completion/complete"), params: Schema.Struct({ argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference, ResourceReference) }) })
+export const CompleteRequest = Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams })
 /** The `CompleteRequest` type. */
 export type CompleteRequest = typeof CompleteRequest.Type
+/** The `GetPromptRequestParams` type. */
+export const GetPromptRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+/** The `GetPromptRequestParams` type. */
+export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
 /** The `GetPromptRequest` type. */
-export const GetPromptRequest = Schema.Struct({ method: Schema.Literal("prompts/get"), params: Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String }) })
+export const GetPromptRequest = Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams })
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = typeof GetPromptRequest.Type
 /** The `Implementation` type. */
-export const Implementation = Schema.Struct({ name: Schema.String, version: Schema.String })
+export const Implementation = Schema.Struct({ name: Schema.String, version: Schema.String, title: Formats.Foreign, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign })
 /** The `Implementation` type. */
 export type Implementation = typeof Implementation.Type
+/** The `InitializeRequestParams` type. */
+export const InitializeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
+/** The `InitializeRequestParams` type. */
+export type InitializeRequestParams = typeof InitializeRequestParams.Type
 /** The `InitializeRequest` type. */
-export const InitializeRequest = Schema.Struct({ method: Schema.Literal("initialize"), params: Schema.Struct({ capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String }) })
+export const InitializeRequest = Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams })
 /** The `InitializeRequest` type. */
 export type InitializeRequest = typeof InitializeRequest.Type
+/** The `ListPromptsRequestParams` type. */
+export const ListPromptsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListPromptsRequestParams` type. */
+export type ListPromptsRequestParams = typeof ListPromptsRequestParams.Type
 /** The `ListPromptsRequest` type. */
-export const ListPromptsRequest = Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true }) })
+export const ListPromptsRequest = Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(ListPromptsRequestParams, { exact: true }) })
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = typeof ListPromptsRequest.Type
+/** The `ListResourceTemplatesRequestParams` type. */
+export const ListResourceTemplatesRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListResourceTemplatesRequestParams` type. */
+export type ListResourceTemplatesRequestParams = typeof ListResourceTemplatesRequestParams.Type
 /** The `ListResourceTemplatesRequest` type. */
-export const ListResourceTemplatesRequest = Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true }) })
+export const ListResourceTemplatesRequest = Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(ListResourceTemplatesRequestParams, { exact: true }) })
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
+/** The `ListResourcesRequestParams` type. */
+export const ListResourcesRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListResourcesRequestParams` type. */
+export type ListResourcesRequestParams = typeof ListResourcesRequestParams.Type
 /** The `ListResourcesRequest` type. */
-export const ListResourcesRequest = Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true }) })
+export const ListResourcesRequest = Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(ListResourcesRequestParams, { exact: true }) })
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = typeof ListResourcesRequest.Type
+/** The `ListToolsRequestParams` type. */
+export const ListToolsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListToolsRequestParams` type. */
+export type ListToolsRequestParams = typeof ListToolsRequestParams.Type
 /** The `ListToolsRequest` type. */
-export const ListToolsRequest = Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true }) })
+export const ListToolsRequest = Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(ListToolsRequestParams, { exact: true }) })
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = typeof ListToolsRequest.Type
+/** The `PingRequestParams` type. */
+export const PingRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `PingRequestParams` type. */
+export type PingRequestParams = typeof PingRequestParams.Type
 /** The `PingRequest` type. */
-export const PingRequest = Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const PingRequest = Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(PingRequestParams, { exact: true }) })
 /** The `PingRequest` type. */
 export type PingRequest = typeof PingRequest.Type
+/** The `ReadResourceRequestParams` type. */
+export const ReadResourceRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+/** The `ReadResourceRequestParams` type. */
+export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
 /** The `ReadResourceRequest` type. */
-export const ReadResourceRequest = Schema.Struct({ method: Schema.Literal("resources/read"), params: Schema.Struct({ uri: Formats.Uri }) })
+export const ReadResourceRequest = Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams })
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = typeof ReadResourceRequest.Type
 /** The `LoggingLevel` type. */
 export const LoggingLevel = Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning")
 /** The `LoggingLevel` type. */
 export type LoggingLevel = typeof LoggingLevel.Type
+/** The `SetLevelRequestParams` type. */
+export const SetLevelRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), level: LoggingLevel })
+/** The `SetLevelRequestParams` type. */
+export type SetLevelRequestParams = typeof SetLevelRequestParams.Type
 /** The `SetLevelRequest` type. */
-export const SetLevelRequest = Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: Schema.Struct({ level: LoggingLevel }) })
+export const SetLevelRequest = Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams })
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = typeof SetLevelRequest.Type
+/** The `SubscribeRequestParams` type. */
+export const SubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+/** The `SubscribeRequestParams` type. */
+export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
 /** The `SubscribeRequest` type. */
-export const SubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: Schema.Struct({ uri: Formats.Uri }) })
+export const SubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams })
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = typeof SubscribeRequest.Type
+/** The `UnsubscribeRequestParams` type. */
+export const UnsubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+/** The `UnsubscribeRequestParams` type. */
+export type UnsubscribeRequestParams = typeof UnsubscribeRequestParams.Type
 /** The `UnsubscribeRequest` type. */
-export const UnsubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: Schema.Struct({ uri: Formats.Uri }) })
+export const UnsubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams })
 /** The `UnsubscribeRequest` type. */
 export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
 /** The `ClientRequest` type. */
@@ -147,7 +215,7 @@ export const CreateMessageResult = Schema.Struct({ _meta: Schema.optionalWith(Fo
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = typeof CreateMessageResult.Type
 /** The `Root` type. */
-export const Root = Schema.Struct({ name: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const Root = Schema.Struct({ name: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri, _meta: Formats.Foreign })
 /** The `Root` type. */
 export type Root = typeof Root.Type
 /** The `ListRootsResult` type. */
@@ -163,7 +231,7 @@ export const ClientResult = Schema.Union(CreateMessageResult, ListRootsResult, R
 /** The `ClientResult` type. */
 export type ClientResult = typeof ClientResult.Type
 /** The `CompleteResult` type. */
-export const CompleteResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), completion: Schema.Struct({ hasMore: Schema.optionalWith(Schema.Boolean, { exact: true }), total: Schema.optionalWith(Schema.Int, { exact: true }), values: Schema.Array(Schema.String) }) })
+export const CompleteResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), completion: Schema.Struct({ hasMore: Schema.optionalWith(Schema.Boolean, { exact: true }), total: Schema.optionalWith(Schema.Int, { exact: true }), values: Schema.Array(Schema.String) }), resultType: Formats.Foreign })
 /** The `CompleteResult` type. */
 export type CompleteResult = typeof CompleteResult.Type
 /** The `ModelHint` type. */
@@ -175,11 +243,15 @@ export const ModelPreferences = Schema.Struct({ costPriority: Schema.optionalWit
 /** The `ModelPreferences` type. */
 export type ModelPreferences = typeof ModelPreferences.Type
 /** The `SamplingMessage` type. */
-export const SamplingMessage = Schema.Struct({ content: Schema.Union(ImageContent, TextContent), role: Role })
+export const SamplingMessage = Schema.Struct({ content: Schema.Union(ImageContent, TextContent), role: Role, _meta: Formats.Foreign })
 /** The `SamplingMessage` type. */
 export type SamplingMessage = typeof SamplingMessage.Type
+/** The `CreateMessageRequestParams` type. */
+export const CreateMessageRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }), task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign })
+/** The `CreateMessageRequestParams` type. */
+export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
 /** The `CreateMessageRequest` type. */
-export const CreateMessageRequest = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: Schema.Struct({ includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }) }) })
+export const CreateMessageRequest = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams })
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = typeof CreateMessageRequest.Type
 /** The `Cursor` type. */
@@ -195,11 +267,11 @@ export const PromptMessage = Schema.Struct({ content: Schema.Union(ImageContent,
 /** The `PromptMessage` type. */
 export type PromptMessage = typeof PromptMessage.Type
 /** The `GetPromptResult` type. */
-export const GetPromptResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), messages: Schema.Array(PromptMessage) })
+export const GetPromptResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), messages: Schema.Array(PromptMessage), resultType: Formats.Foreign })
 /** The `GetPromptResult` type. */
 export type GetPromptResult = typeof GetPromptResult.Type
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), logging: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }) })
+export const ServerCapabilities = Schema.Struct({ experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), logging: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), completions: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign })
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = typeof ServerCapabilities.Type
 /** The `InitializeResult` type. */
@@ -227,47 +299,55 @@ export const JSONRPCMessage = Schema.Union(JSONRPCRequest, JSONRPCResponse, JSON
 /** The `JSONRPCMessage` type. */
 export type JSONRPCMessage = typeof JSONRPCMessage.Type
 /** The `PromptArgument` type. */
-export const PromptArgument = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, required: Schema.optionalWith(Schema.Boolean, { exact: true }) })
+export const PromptArgument = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, required: Schema.optionalWith(Schema.Boolean, { exact: true }), title: Formats.Foreign })
 /** The `PromptArgument` type. */
 export type PromptArgument = typeof PromptArgument.Type
 /** The `Prompt` type. */
-export const Prompt = Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String })
+export const Prompt = Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
 /** The `Prompt` type. */
 export type Prompt = typeof Prompt.Type
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), prompts: Schema.Array(Prompt) })
+export const ListPromptsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), prompts: Schema.Array(Prompt), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = typeof ListPromptsResult.Type
 /** The `ResourceTemplate` type. */
-export const ResourceTemplate = Schema.Struct({ annotations: Schema.optionalWith(Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) }), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, uriTemplate: Formats.UriTemplate })
+export const ResourceTemplate = Schema.Struct({ annotations: Schema.optionalWith(Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) }), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = typeof ResourceTemplate.Type
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resourceTemplates: Schema.Array(ResourceTemplate) })
+export const ListResourceTemplatesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
 /** The `Resource` type. */
-export const Resource = Schema.Struct({ annotations: Schema.optionalWith(Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) }), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), uri: Formats.Uri })
+export const Resource = Schema.Struct({ annotations: Schema.optionalWith(Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) }), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), uri: Formats.Uri, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
 /** The `Resource` type. */
 export type Resource = typeof Resource.Type
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resources: Schema.Array(Resource) })
+export const ListResourcesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resources: Schema.Array(Resource), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = typeof ListResourcesResult.Type
+/** The `ListRootsRequestParams` type. */
+export const ListRootsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `ListRootsRequestParams` type. */
+export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
 /** The `ListRootsRequest` type. */
-export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams, { exact: true }) })
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = typeof ListRootsRequest.Type
 /** The `Tool` type. */
-export const Tool = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), inputSchema: Schema.Struct({ properties: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }), name: Schema.String })
+export const Tool = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), inputSchema: Schema.Struct({ properties: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object"), $schema: Formats.Foreign }), name: Schema.String, annotations: Formats.Foreign, _meta: Formats.Foreign, outputSchema: Formats.Foreign, title: Formats.Foreign, execution: Formats.Foreign, icons: Formats.Foreign })
 /** The `Tool` type. */
 export type Tool = typeof Tool.Type
 /** The `ListToolsResult` type. */
-export const ListToolsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), tools: Schema.Array(Tool) })
+export const ListToolsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), tools: Schema.Array(Tool), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListToolsResult` type. */
 export type ListToolsResult = typeof ListToolsResult.Type
+/** The `LoggingMessageNotificationParams` type. */
+export const LoggingMessageNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), data: Formats.AnyJson, level: LoggingLevel, logger: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `LoggingMessageNotificationParams` type. */
+export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
 /** The `LoggingMessageNotification` type. */
-export const LoggingMessageNotification = Schema.Struct({ method: Schema.Literal("notifications/message"), params: Schema.Struct({ data: Formats.AnyJson, level: LoggingLevel, logger: Schema.optionalWith(Schema.String, { exact: true }) }) })
+export const LoggingMessageNotification = Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams })
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
 /** The `Notification` type. */
@@ -279,15 +359,19 @@ export const PaginatedRequest = Schema.Struct({ method: Schema.String, params: S
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = typeof PaginatedRequest.Type
 /** The `PaginatedResult` type. */
-export const PaginatedResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const PaginatedResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resultType: Formats.Foreign })
 /** The `PaginatedResult` type. */
 export type PaginatedResult = typeof PaginatedResult.Type
+/** The `PromptListChangedNotificationParams` type. */
+export const PromptListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `PromptListChangedNotificationParams` type. */
+export type PromptListChangedNotificationParams = typeof PromptListChangedNotificationParams.Type
 /** The `PromptListChangedNotification` type. */
-export const PromptListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const PromptListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(PromptListChangedNotificationParams, { exact: true }) })
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), contents: Schema.Array(Schema.Union(TextResourceContents, BlobResourceContents)) })
+export const ReadResourceResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), contents: Schema.Array(Schema.Union(TextResourceContents, BlobResourceContents)), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = typeof ReadResourceResult.Type
 /** The `Request` type. */
@@ -295,19 +379,31 @@ export const Request = Schema.Struct({ method: Schema.String, params: Schema.opt
 /** The `Request` type. */
 export type Request = typeof Request.Type
 /** The `ResourceContents` type. */
-export const ResourceContents = Schema.Struct({ mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const ResourceContents = Schema.Struct({ mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri, _meta: Formats.Foreign })
 /** The `ResourceContents` type. */
 export type ResourceContents = typeof ResourceContents.Type
+/** The `ResourceListChangedNotificationParams` type. */
+export const ResourceListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `ResourceListChangedNotificationParams` type. */
+export type ResourceListChangedNotificationParams = typeof ResourceListChangedNotificationParams.Type
 /** The `ResourceListChangedNotification` type. */
-export const ResourceListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const ResourceListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(ResourceListChangedNotificationParams, { exact: true }) })
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
+/** The `ResourceUpdatedNotificationParams` type. */
+export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), uri: Formats.Uri })
+/** The `ResourceUpdatedNotificationParams` type. */
+export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
 /** The `ResourceUpdatedNotification` type. */
-export const ResourceUpdatedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: Schema.Struct({ uri: Formats.Uri }) })
+export const ResourceUpdatedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams })
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
+/** The `ToolListChangedNotificationParams` type. */
+export const ToolListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `ToolListChangedNotificationParams` type. */
+export type ToolListChangedNotificationParams = typeof ToolListChangedNotificationParams.Type
 /** The `ToolListChangedNotification` type. */
-export const ToolListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const ToolListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(ToolListChangedNotificationParams, { exact: true }) })
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = typeof ToolListChangedNotification.Type
 /** The `ServerNotification` type. */
@@ -328,6 +424,8 @@ export const definitions = {
   Role,
   Annotated,
   BlobResourceContents,
+  ProgressToken,
+  CallToolRequestParams,
   CallToolRequest,
   TextResourceContents,
   EmbeddedResource,
@@ -335,28 +433,43 @@ export const definitions = {
   TextContent,
   CallToolResult,
   RequestId,
+  CancelledNotificationParams,
   CancelledNotification,
   ClientCapabilities,
+  InitializedNotificationParams,
   InitializedNotification,
-  ProgressToken,
+  ProgressNotificationParams,
   ProgressNotification,
+  RootsListChangedNotificationParams,
   RootsListChangedNotification,
   ClientNotification,
   PromptReference,
   ResourceReference,
+  CompleteRequestParams,
   CompleteRequest,
+  GetPromptRequestParams,
   GetPromptRequest,
   Implementation,
+  InitializeRequestParams,
   InitializeRequest,
+  ListPromptsRequestParams,
   ListPromptsRequest,
+  ListResourceTemplatesRequestParams,
   ListResourceTemplatesRequest,
+  ListResourcesRequestParams,
   ListResourcesRequest,
+  ListToolsRequestParams,
   ListToolsRequest,
+  PingRequestParams,
   PingRequest,
+  ReadResourceRequestParams,
   ReadResourceRequest,
   LoggingLevel,
+  SetLevelRequestParams,
   SetLevelRequest,
+  SubscribeRequestParams,
   SubscribeRequest,
+  UnsubscribeRequestParams,
   UnsubscribeRequest,
   ClientRequest,
   CreateMessageResult,
@@ -368,6 +481,7 @@ export const definitions = {
   ModelHint,
   ModelPreferences,
   SamplingMessage,
+  CreateMessageRequestParams,
   CreateMessageRequest,
   Cursor,
   EmptyResult,
@@ -387,19 +501,25 @@ export const definitions = {
   ListResourceTemplatesResult,
   Resource,
   ListResourcesResult,
+  ListRootsRequestParams,
   ListRootsRequest,
   Tool,
   ListToolsResult,
+  LoggingMessageNotificationParams,
   LoggingMessageNotification,
   Notification,
   PaginatedRequest,
   PaginatedResult,
+  PromptListChangedNotificationParams,
   PromptListChangedNotification,
   ReadResourceResult,
   Request,
   ResourceContents,
+  ResourceListChangedNotificationParams,
   ResourceListChangedNotification,
+  ResourceUpdatedNotificationParams,
   ResourceUpdatedNotification,
+  ToolListChangedNotificationParams,
   ToolListChangedNotification,
   ServerNotification,
   ServerRequest,

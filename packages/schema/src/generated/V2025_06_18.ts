@@ -30,8 +30,16 @@ export type BlobResourceContents = typeof BlobResourceContents.Type
 export const BooleanSchema = Schema.Struct({ default: Schema.optionalWith(Schema.Boolean, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("boolean") })
 /** The `BooleanSchema` type. */
 export type BooleanSchema = typeof BooleanSchema.Type
+/** The `ProgressToken` type. */
+export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
+/** The `ProgressToken` type. */
+export type ProgressToken = typeof ProgressToken.Type
+/** The `CallToolRequestParams` type. */
+export const CallToolRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+/** The `CallToolRequestParams` type. */
+export type CallToolRequestParams = typeof CallToolRequestParams.Type
 /** The `CallToolRequest` type. */
-export const CallToolRequest = Schema.Struct({ method: Schema.Literal("tools/call"), params: Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.String }) })
+export const CallToolRequest = Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams })
 /** The `CallToolRequest` type. */
 export type CallToolRequest = typeof CallToolRequest.Type
 /** The `TextResourceContents` type. */
@@ -47,7 +55,7 @@ export const ImageContent = Schema.Struct({ _meta: Schema.optionalWith(Formats.O
 /** The `ImageContent` type. */
 export type ImageContent = typeof ImageContent.Type
 /** The `ResourceLink` type. */
-export const ResourceLink = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("resource_link"), uri: Formats.Uri })
+export const ResourceLink = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("resource_link"), uri: Formats.Uri, icons: Formats.Foreign })
 /** The `ResourceLink` type. */
 export type ResourceLink = typeof ResourceLink.Type
 /** The `TextContent` type. */
@@ -59,35 +67,47 @@ export const ContentBlock = Schema.Union(ImageContent, AudioContent, ResourceLin
 /** The `ContentBlock` type. */
 export type ContentBlock = typeof ContentBlock.Type
 /** The `CallToolResult` type. */
-export const CallToolResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Array(ContentBlock), isError: Schema.optionalWith(Schema.Boolean, { exact: true }), structuredContent: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const CallToolResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Array(ContentBlock), isError: Schema.optionalWith(Schema.Boolean, { exact: true }), structuredContent: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), resultType: Formats.Foreign })
 /** The `CallToolResult` type. */
 export type CallToolResult = typeof CallToolResult.Type
 /** The `RequestId` type. */
 export const RequestId = Schema.Union(Schema.String, Schema.Int)
 /** The `RequestId` type. */
 export type RequestId = typeof RequestId.Type
+/** The `CancelledNotificationParams` type. */
+export const CancelledNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), reason: Schema.optionalWith(Schema.String, { exact: true }), requestId: RequestId })
+/** The `CancelledNotificationParams` type. */
+export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
 /** The `CancelledNotification` type. */
-export const CancelledNotification = Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: Schema.Struct({ reason: Schema.optionalWith(Schema.String, { exact: true }), requestId: RequestId }) })
+export const CancelledNotification = Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams })
 /** The `CancelledNotification` type. */
 export type CancelledNotification = typeof CancelledNotification.Type
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), roots: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), roots: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), tasks: Formats.Foreign, extensions: Formats.Foreign })
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = typeof ClientCapabilities.Type
+/** The `InitializedNotificationParams` type. */
+export const InitializedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `InitializedNotificationParams` type. */
+export type InitializedNotificationParams = typeof InitializedNotificationParams.Type
 /** The `InitializedNotification` type. */
-export const InitializedNotification = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const InitializedNotification = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams, { exact: true }) })
 /** The `InitializedNotification` type. */
 export type InitializedNotification = typeof InitializedNotification.Type
-/** The `ProgressToken` type. */
-export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
-/** The `ProgressToken` type. */
-export type ProgressToken = typeof ProgressToken.Type
+/** The `ProgressNotificationParams` type. */
+export const ProgressNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), message: Schema.optionalWith(Schema.String, { exact: true }), progress: Formats.JsonNumber, progressToken: ProgressToken, total: Schema.optionalWith(Formats.JsonNumber, { exact: true }) })
+/** The `ProgressNotificationParams` type. */
+export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
 /** The `ProgressNotification` type. */
-export const ProgressNotification = Schema.Struct({ method: Schema.Literal("notifications/progress"), params: Schema.Struct({ message: Schema.optionalWith(Schema.String, { exact: true }), progress: Formats.JsonNumber, progressToken: ProgressToken, total: Schema.optionalWith(Formats.JsonNumber, { exact: true }) }) })
+export const ProgressNotification = Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams })
 /** The `ProgressNotification` type. */
 export type ProgressNotification = typeof ProgressNotification.Type
+/** The `RootsListChangedNotificationParams` type. */
+export const RootsListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `RootsListChangedNotificationParams` type. */
+export type RootsListChangedNotificationParams = typeof RootsListChangedNotificationParams.Type
 /** The `RootsListChangedNotification` type. */
-export const RootsListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const RootsListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(RootsListChangedNotificationParams, { exact: true }) })
 /** The `RootsListChangedNotification` type. */
 export type RootsListChangedNotification = typeof RootsListChangedNotification.Type
 /** The `ClientNotification` type. */
@@ -102,60 +122,108 @@ export type PromptReference = typeof PromptReference.Type
 export const ResourceTemplateReference = Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate })
 /** The `ResourceTemplateReference` type. */
 export type ResourceTemplateReference = typeof ResourceTemplateReference.Type
+/** The `CompleteRequestParams` type. */
+export const CompleteRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }) }), { exact: true }), ref: Schema.Union(PromptReference, ResourceTemplateReference) })
+/** The `CompleteRequestParams` type. */
+export type CompleteRequestParams = typeof CompleteRequestParams.Type
 /** The `CompleteRequest` type. */
-export const CompleteRequest = Schema.Struct({ method: Schema.Literal("completion/complete"), params: Schema.Struct({ argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }) }), { exact: true }), ref: Schema.Union(PromptReference, ResourceTemplateReference) }) })
+export const CompleteRequest = Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams })
 /** The `CompleteRequest` type. */
 export type CompleteRequest = typeof CompleteRequest.Type
+/** The `GetPromptRequestParams` type. */
+export const GetPromptRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+/** The `GetPromptRequestParams` type. */
+export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
 /** The `GetPromptRequest` type. */
-export const GetPromptRequest = Schema.Struct({ method: Schema.Literal("prompts/get"), params: Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String }) })
+export const GetPromptRequest = Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams })
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = typeof GetPromptRequest.Type
 /** The `Implementation` type. */
-export const Implementation = Schema.Struct({ name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), version: Schema.String })
+export const Implementation = Schema.Struct({ name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), version: Schema.String, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign })
 /** The `Implementation` type. */
 export type Implementation = typeof Implementation.Type
+/** The `InitializeRequestParams` type. */
+export const InitializeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
+/** The `InitializeRequestParams` type. */
+export type InitializeRequestParams = typeof InitializeRequestParams.Type
 /** The `InitializeRequest` type. */
-export const InitializeRequest = Schema.Struct({ method: Schema.Literal("initialize"), params: Schema.Struct({ capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String }) })
+export const InitializeRequest = Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams })
 /** The `InitializeRequest` type. */
 export type InitializeRequest = typeof InitializeRequest.Type
+/** The `ListPromptsRequestParams` type. */
+export const ListPromptsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListPromptsRequestParams` type. */
+export type ListPromptsRequestParams = typeof ListPromptsRequestParams.Type
 /** The `ListPromptsRequest` type. */
-export const ListPromptsRequest = Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true }) })
+export const ListPromptsRequest = Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(ListPromptsRequestParams, { exact: true }) })
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = typeof ListPromptsRequest.Type
+/** The `ListResourceTemplatesRequestParams` type. */
+export const ListResourceTemplatesRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListResourceTemplatesRequestParams` type. */
+export type ListResourceTemplatesRequestParams = typeof ListResourceTemplatesRequestParams.Type
 /** The `ListResourceTemplatesRequest` type. */
-export const ListResourceTemplatesRequest = Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true }) })
+export const ListResourceTemplatesRequest = Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(ListResourceTemplatesRequestParams, { exact: true }) })
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
+/** The `ListResourcesRequestParams` type. */
+export const ListResourcesRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListResourcesRequestParams` type. */
+export type ListResourcesRequestParams = typeof ListResourcesRequestParams.Type
 /** The `ListResourcesRequest` type. */
-export const ListResourcesRequest = Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true }) })
+export const ListResourcesRequest = Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(ListResourcesRequestParams, { exact: true }) })
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = typeof ListResourcesRequest.Type
+/** The `ListToolsRequestParams` type. */
+export const ListToolsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `ListToolsRequestParams` type. */
+export type ListToolsRequestParams = typeof ListToolsRequestParams.Type
 /** The `ListToolsRequest` type. */
-export const ListToolsRequest = Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true }) })
+export const ListToolsRequest = Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(ListToolsRequestParams, { exact: true }) })
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = typeof ListToolsRequest.Type
+/** The `PingRequestParams` type. */
+export const PingRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `PingRequestParams` type. */
+export type PingRequestParams = typeof PingRequestParams.Type
 /** The `PingRequest` type. */
-export const PingRequest = Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const PingRequest = Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(PingRequestParams, { exact: true }) })
 /** The `PingRequest` type. */
 export type PingRequest = typeof PingRequest.Type
+/** The `ReadResourceRequestParams` type. */
+export const ReadResourceRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+/** The `ReadResourceRequestParams` type. */
+export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
 /** The `ReadResourceRequest` type. */
-export const ReadResourceRequest = Schema.Struct({ method: Schema.Literal("resources/read"), params: Schema.Struct({ uri: Formats.Uri }) })
+export const ReadResourceRequest = Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams })
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = typeof ReadResourceRequest.Type
 /** The `LoggingLevel` type. */
 export const LoggingLevel = Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning")
 /** The `LoggingLevel` type. */
 export type LoggingLevel = typeof LoggingLevel.Type
+/** The `SetLevelRequestParams` type. */
+export const SetLevelRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), level: LoggingLevel })
+/** The `SetLevelRequestParams` type. */
+export type SetLevelRequestParams = typeof SetLevelRequestParams.Type
 /** The `SetLevelRequest` type. */
-export const SetLevelRequest = Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: Schema.Struct({ level: LoggingLevel }) })
+export const SetLevelRequest = Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams })
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = typeof SetLevelRequest.Type
+/** The `SubscribeRequestParams` type. */
+export const SubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+/** The `SubscribeRequestParams` type. */
+export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
 /** The `SubscribeRequest` type. */
-export const SubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: Schema.Struct({ uri: Formats.Uri }) })
+export const SubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams })
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = typeof SubscribeRequest.Type
+/** The `UnsubscribeRequestParams` type. */
+export const UnsubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+/** The `UnsubscribeRequestParams` type. */
+export type UnsubscribeRequestParams = typeof UnsubscribeRequestParams.Type
 /** The `UnsubscribeRequest` type. */
-export const UnsubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: Schema.Struct({ uri: Formats.Uri }) })
+export const UnsubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams })
 /** The `UnsubscribeRequest` type. */
 export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
 /** The `ClientRequest` type. */
@@ -187,7 +255,7 @@ export const ClientResult = Schema.Union(CreateMessageResult, ListRootsResult, E
 /** The `ClientResult` type. */
 export type ClientResult = typeof ClientResult.Type
 /** The `CompleteResult` type. */
-export const CompleteResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), completion: Schema.Struct({ hasMore: Schema.optionalWith(Schema.Boolean, { exact: true }), total: Schema.optionalWith(Schema.Int, { exact: true }), values: Schema.Array(Schema.String) }) })
+export const CompleteResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), completion: Schema.Struct({ hasMore: Schema.optionalWith(Schema.Boolean, { exact: true }), total: Schema.optionalWith(Schema.Int, { exact: true }), values: Schema.Array(Schema.String) }), resultType: Formats.Foreign })
 /** The `CompleteResult` type. */
 export type CompleteResult = typeof CompleteResult.Type
 /** The `ModelHint` type. */
@@ -199,11 +267,15 @@ export const ModelPreferences = Schema.Struct({ costPriority: Schema.optionalWit
 /** The `ModelPreferences` type. */
 export type ModelPreferences = typeof ModelPreferences.Type
 /** The `SamplingMessage` type. */
-export const SamplingMessage = Schema.Struct({ content: Schema.Union(ImageContent, AudioContent, TextContent), role: Role })
+export const SamplingMessage = Schema.Struct({ content: Schema.Union(ImageContent, AudioContent, TextContent), role: Role, _meta: Formats.Foreign })
 /** The `SamplingMessage` type. */
 export type SamplingMessage = typeof SamplingMessage.Type
+/** The `CreateMessageRequestParams` type. */
+export const CreateMessageRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }), task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign })
+/** The `CreateMessageRequestParams` type. */
+export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
 /** The `CreateMessageRequest` type. */
-export const CreateMessageRequest = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: Schema.Struct({ includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }) }) })
+export const CreateMessageRequest = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams })
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = typeof CreateMessageRequest.Type
 /** The `Cursor` type. */
@@ -226,8 +298,12 @@ export type StringSchema = typeof StringSchema.Type
 export const PrimitiveSchemaDefinition = Schema.Union(EnumSchema, StringSchema, NumberSchema, BooleanSchema)
 /** The `PrimitiveSchemaDefinition` type. */
 export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
+/** The `ElicitRequestParams` type. */
+export const ElicitRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), message: Schema.String, requestedSchema: Schema.Struct({ properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }) })
+/** The `ElicitRequestParams` type. */
+export type ElicitRequestParams = typeof ElicitRequestParams.Type
 /** The `ElicitRequest` type. */
-export const ElicitRequest = Schema.Struct({ method: Schema.Literal("elicitation/create"), params: Schema.Struct({ message: Schema.String, requestedSchema: Schema.Struct({ properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }) }) })
+export const ElicitRequest = Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams })
 /** The `ElicitRequest` type. */
 export type ElicitRequest = typeof ElicitRequest.Type
 /** The `EmptyResult` type. */
@@ -239,11 +315,11 @@ export const PromptMessage = Schema.Struct({ content: ContentBlock, role: Role }
 /** The `PromptMessage` type. */
 export type PromptMessage = typeof PromptMessage.Type
 /** The `GetPromptResult` type. */
-export const GetPromptResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), messages: Schema.Array(PromptMessage) })
+export const GetPromptResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), messages: Schema.Array(PromptMessage), resultType: Formats.Foreign })
 /** The `GetPromptResult` type. */
 export type GetPromptResult = typeof GetPromptResult.Type
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ completions: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), logging: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }) })
+export const ServerCapabilities = Schema.Struct({ completions: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), logging: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tasks: Formats.Foreign, extensions: Formats.Foreign })
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = typeof ServerCapabilities.Type
 /** The `InitializeResult` type. */
@@ -275,31 +351,35 @@ export const PromptArgument = Schema.Struct({ description: Schema.optionalWith(S
 /** The `PromptArgument` type. */
 export type PromptArgument = typeof PromptArgument.Type
 /** The `Prompt` type. */
-export const Prompt = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const Prompt = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), icons: Formats.Foreign })
 /** The `Prompt` type. */
 export type Prompt = typeof Prompt.Type
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), prompts: Schema.Array(Prompt) })
+export const ListPromptsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), prompts: Schema.Array(Prompt), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = typeof ListPromptsResult.Type
 /** The `ResourceTemplate` type. */
-export const ResourceTemplate = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), uriTemplate: Formats.UriTemplate })
+export const ResourceTemplate = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), uriTemplate: Formats.UriTemplate, icons: Formats.Foreign })
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = typeof ResourceTemplate.Type
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resourceTemplates: Schema.Array(ResourceTemplate) })
+export const ListResourceTemplatesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
 /** The `Resource` type. */
-export const Resource = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const Resource = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri, icons: Formats.Foreign })
 /** The `Resource` type. */
 export type Resource = typeof Resource.Type
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resources: Schema.Array(Resource) })
+export const ListResourcesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resources: Schema.Array(Resource), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = typeof ListResourcesResult.Type
+/** The `ListRootsRequestParams` type. */
+export const ListRootsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `ListRootsRequestParams` type. */
+export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
 /** The `ListRootsRequest` type. */
-export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams, { exact: true }) })
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = typeof ListRootsRequest.Type
 /** The `ToolAnnotations` type. */
@@ -307,15 +387,19 @@ export const ToolAnnotations = Schema.Struct({ destructiveHint: Schema.optionalW
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = typeof ToolAnnotations.Type
 /** The `Tool` type. */
-export const Tool = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), inputSchema: Schema.Struct({ properties: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ properties: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }), { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const Tool = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), inputSchema: Schema.Struct({ properties: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object"), $schema: Formats.Foreign }), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ properties: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object"), $schema: Formats.Foreign }), { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), execution: Formats.Foreign, icons: Formats.Foreign })
 /** The `Tool` type. */
 export type Tool = typeof Tool.Type
 /** The `ListToolsResult` type. */
-export const ListToolsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), tools: Schema.Array(Tool) })
+export const ListToolsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), tools: Schema.Array(Tool), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListToolsResult` type. */
 export type ListToolsResult = typeof ListToolsResult.Type
+/** The `LoggingMessageNotificationParams` type. */
+export const LoggingMessageNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), data: Formats.AnyJson, level: LoggingLevel, logger: Schema.optionalWith(Schema.String, { exact: true }) })
+/** The `LoggingMessageNotificationParams` type. */
+export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
 /** The `LoggingMessageNotification` type. */
-export const LoggingMessageNotification = Schema.Struct({ method: Schema.Literal("notifications/message"), params: Schema.Struct({ data: Formats.AnyJson, level: LoggingLevel, logger: Schema.optionalWith(Schema.String, { exact: true }) }) })
+export const LoggingMessageNotification = Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams })
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
 /** The `Notification` type. */
@@ -327,15 +411,19 @@ export const PaginatedRequest = Schema.Struct({ method: Schema.String, params: S
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = typeof PaginatedRequest.Type
 /** The `PaginatedResult` type. */
-export const PaginatedResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const PaginatedResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resultType: Formats.Foreign })
 /** The `PaginatedResult` type. */
 export type PaginatedResult = typeof PaginatedResult.Type
+/** The `PromptListChangedNotificationParams` type. */
+export const PromptListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `PromptListChangedNotificationParams` type. */
+export type PromptListChangedNotificationParams = typeof PromptListChangedNotificationParams.Type
 /** The `PromptListChangedNotification` type. */
-export const PromptListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const PromptListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(PromptListChangedNotificationParams, { exact: true }) })
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), contents: Schema.Array(Schema.Union(TextResourceContents, BlobResourceContents)) })
+export const ReadResourceResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), contents: Schema.Array(Schema.Union(TextResourceContents, BlobResourceContents)), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = typeof ReadResourceResult.Type
 /** The `Request` type. */
@@ -346,16 +434,28 @@ export type Request = typeof Request.Type
 export const ResourceContents = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
 /** The `ResourceContents` type. */
 export type ResourceContents = typeof ResourceContents.Type
+/** The `ResourceListChangedNotificationParams` type. */
+export const ResourceListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `ResourceListChangedNotificationParams` type. */
+export type ResourceListChangedNotificationParams = typeof ResourceListChangedNotificationParams.Type
 /** The `ResourceListChangedNotification` type. */
-export const ResourceListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const ResourceListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(ResourceListChangedNotificationParams, { exact: true }) })
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
+/** The `ResourceUpdatedNotificationParams` type. */
+export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), uri: Formats.Uri })
+/** The `ResourceUpdatedNotificationParams` type. */
+export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
 /** The `ResourceUpdatedNotification` type. */
-export const ResourceUpdatedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: Schema.Struct({ uri: Formats.Uri }) })
+export const ResourceUpdatedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams })
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
+/** The `ToolListChangedNotificationParams` type. */
+export const ToolListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+/** The `ToolListChangedNotificationParams` type. */
+export type ToolListChangedNotificationParams = typeof ToolListChangedNotificationParams.Type
 /** The `ToolListChangedNotification` type. */
-export const ToolListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const ToolListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(ToolListChangedNotificationParams, { exact: true }) })
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = typeof ToolListChangedNotification.Type
 /** The `ServerNotification` type. */
@@ -379,6 +479,8 @@ export const definitions = {
   BaseMetadata,
   BlobResourceContents,
   BooleanSchema,
+  ProgressToken,
+  CallToolRequestParams,
   CallToolRequest,
   TextResourceContents,
   EmbeddedResource,
@@ -388,28 +490,43 @@ export const definitions = {
   ContentBlock,
   CallToolResult,
   RequestId,
+  CancelledNotificationParams,
   CancelledNotification,
   ClientCapabilities,
+  InitializedNotificationParams,
   InitializedNotification,
-  ProgressToken,
+  ProgressNotificationParams,
   ProgressNotification,
+  RootsListChangedNotificationParams,
   RootsListChangedNotification,
   ClientNotification,
   PromptReference,
   ResourceTemplateReference,
+  CompleteRequestParams,
   CompleteRequest,
+  GetPromptRequestParams,
   GetPromptRequest,
   Implementation,
+  InitializeRequestParams,
   InitializeRequest,
+  ListPromptsRequestParams,
   ListPromptsRequest,
+  ListResourceTemplatesRequestParams,
   ListResourceTemplatesRequest,
+  ListResourcesRequestParams,
   ListResourcesRequest,
+  ListToolsRequestParams,
   ListToolsRequest,
+  PingRequestParams,
   PingRequest,
+  ReadResourceRequestParams,
   ReadResourceRequest,
   LoggingLevel,
+  SetLevelRequestParams,
   SetLevelRequest,
+  SubscribeRequestParams,
   SubscribeRequest,
+  UnsubscribeRequestParams,
   UnsubscribeRequest,
   ClientRequest,
   CreateMessageResult,
@@ -422,12 +539,14 @@ export const definitions = {
   ModelHint,
   ModelPreferences,
   SamplingMessage,
+  CreateMessageRequestParams,
   CreateMessageRequest,
   Cursor,
   EnumSchema,
   NumberSchema,
   StringSchema,
   PrimitiveSchemaDefinition,
+  ElicitRequestParams,
   ElicitRequest,
   EmptyResult,
   PromptMessage,
@@ -446,20 +565,26 @@ export const definitions = {
   ListResourceTemplatesResult,
   Resource,
   ListResourcesResult,
+  ListRootsRequestParams,
   ListRootsRequest,
   ToolAnnotations,
   Tool,
   ListToolsResult,
+  LoggingMessageNotificationParams,
   LoggingMessageNotification,
   Notification,
   PaginatedRequest,
   PaginatedResult,
+  PromptListChangedNotificationParams,
   PromptListChangedNotification,
   ReadResourceResult,
   Request,
   ResourceContents,
+  ResourceListChangedNotificationParams,
   ResourceListChangedNotification,
+  ResourceUpdatedNotificationParams,
   ResourceUpdatedNotification,
+  ToolListChangedNotificationParams,
   ToolListChangedNotification,
   ServerNotification,
   ServerRequest,

@@ -39,7 +39,7 @@ export const TaskMetadata = Schema.Struct({ ttl: Schema.optionalWith(Schema.Int,
 /** The `TaskMetadata` type. */
 export type TaskMetadata = typeof TaskMetadata.Type
 /** The `CallToolRequestParams` type. */
-export const CallToolRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.String, task: Schema.optionalWith(TaskMetadata, { exact: true }) })
+export const CallToolRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.String, task: Schema.optionalWith(TaskMetadata, { exact: true }), inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = typeof CallToolRequestParams.Type
 /** The `RequestId` type. */
@@ -79,11 +79,15 @@ export const ContentBlock = Schema.Union(ImageContent, AudioContent, ResourceLin
 /** The `ContentBlock` type. */
 export type ContentBlock = typeof ContentBlock.Type
 /** The `CallToolResult` type. */
-export const CallToolResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Array(ContentBlock), isError: Schema.optionalWith(Schema.Boolean, { exact: true }), structuredContent: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const CallToolResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Array(ContentBlock), isError: Schema.optionalWith(Schema.Boolean, { exact: true }), structuredContent: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), resultType: Formats.Foreign })
 /** The `CallToolResult` type. */
 export type CallToolResult = typeof CallToolResult.Type
+/** The `CancelTaskRequestParams` type. */
+export const CancelTaskRequestParams = Schema.Struct({ taskId: Schema.String })
+/** The `CancelTaskRequestParams` type. */
+export type CancelTaskRequestParams = typeof CancelTaskRequestParams.Type
 /** The `CancelTaskRequest` type. */
-export const CancelTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/cancel"), params: Schema.Struct({ taskId: Schema.String }) })
+export const CancelTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/cancel"), params: CancelTaskRequestParams })
 /** The `CancelTaskRequest` type. */
 export type CancelTaskRequest = typeof CancelTaskRequest.Type
 /** The `Result` type. */
@@ -111,7 +115,7 @@ export const CancelledNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.
 /** The `CancelledNotification` type. */
 export type CancelledNotification = typeof CancelledNotification.Type
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), url: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), roots: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ context: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), tools: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), list: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }) }), { exact: true }) }), { exact: true }) })
+export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), url: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), roots: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ context: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), tools: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), list: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: Formats.Foreign })
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = typeof ClientCapabilities.Type
 /** The `NotificationParams` type. */
@@ -163,19 +167,27 @@ export const CompleteRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Li
 /** The `CompleteRequest` type. */
 export type CompleteRequest = typeof CompleteRequest.Type
 /** The `GetPromptRequestParams` type. */
-export const GetPromptRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String })
+export const GetPromptRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
 /** The `GetPromptRequest` type. */
 export const GetPromptRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("prompts/get"), params: GetPromptRequestParams })
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = typeof GetPromptRequest.Type
+/** The `GetTaskPayloadRequestParams` type. */
+export const GetTaskPayloadRequestParams = Schema.Struct({ taskId: Schema.String })
+/** The `GetTaskPayloadRequestParams` type. */
+export type GetTaskPayloadRequestParams = typeof GetTaskPayloadRequestParams.Type
 /** The `GetTaskPayloadRequest` type. */
-export const GetTaskPayloadRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/result"), params: Schema.Struct({ taskId: Schema.String }) })
+export const GetTaskPayloadRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/result"), params: GetTaskPayloadRequestParams })
 /** The `GetTaskPayloadRequest` type. */
 export type GetTaskPayloadRequest = typeof GetTaskPayloadRequest.Type
+/** The `GetTaskRequestParams` type. */
+export const GetTaskRequestParams = Schema.Struct({ taskId: Schema.String })
+/** The `GetTaskRequestParams` type. */
+export type GetTaskRequestParams = typeof GetTaskRequestParams.Type
 /** The `GetTaskRequest` type. */
-export const GetTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/get"), params: Schema.Struct({ taskId: Schema.String }) })
+export const GetTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/get"), params: GetTaskRequestParams })
 /** The `GetTaskRequest` type. */
 export type GetTaskRequest = typeof GetTaskRequest.Type
 /** The `Implementation` type. */
@@ -223,7 +235,7 @@ export const PingRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Litera
 /** The `PingRequest` type. */
 export type PingRequest = typeof PingRequest.Type
 /** The `ReadResourceRequestParams` type. */
-export const ReadResourceRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+export const ReadResourceRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
 /** The `ReadResourceRequest` type. */
@@ -307,7 +319,7 @@ export const ClientResult = Schema.Union(GetTaskResult, CancelTaskResult, Create
 /** The `ClientResult` type. */
 export type ClientResult = typeof ClientResult.Type
 /** The `CompleteResult` type. */
-export const CompleteResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), completion: Schema.Struct({ hasMore: Schema.optionalWith(Schema.Boolean, { exact: true }), total: Schema.optionalWith(Schema.Int, { exact: true }), values: Schema.Array(Schema.String) }) })
+export const CompleteResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), completion: Schema.Struct({ hasMore: Schema.optionalWith(Schema.Boolean, { exact: true }), total: Schema.optionalWith(Schema.Int, { exact: true }), values: Schema.Array(Schema.String) }), resultType: Formats.Foreign })
 /** The `CompleteResult` type. */
 export type CompleteResult = typeof CompleteResult.Type
 /** The `ModelHint` type. */
@@ -402,8 +414,12 @@ export type ElicitRequestParams = typeof ElicitRequestParams.Type
 export const ElicitRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("elicitation/create"), params: ElicitRequestParams })
 /** The `ElicitRequest` type. */
 export type ElicitRequest = typeof ElicitRequest.Type
+/** The `ElicitationCompleteNotificationParams` type. */
+export const ElicitationCompleteNotificationParams = Schema.Struct({ elicitationId: Schema.String })
+/** The `ElicitationCompleteNotificationParams` type. */
+export type ElicitationCompleteNotificationParams = typeof ElicitationCompleteNotificationParams.Type
 /** The `ElicitationCompleteNotification` type. */
-export const ElicitationCompleteNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/elicitation/complete"), params: Schema.Struct({ elicitationId: Schema.String }) })
+export const ElicitationCompleteNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/elicitation/complete"), params: ElicitationCompleteNotificationParams })
 /** The `ElicitationCompleteNotification` type. */
 export type ElicitationCompleteNotification = typeof ElicitationCompleteNotification.Type
 /** The `EmptyResult` type. */
@@ -423,7 +439,7 @@ export const PromptMessage = Schema.Struct({ content: ContentBlock, role: Role }
 /** The `PromptMessage` type. */
 export type PromptMessage = typeof PromptMessage.Type
 /** The `GetPromptResult` type. */
-export const GetPromptResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), messages: Schema.Array(PromptMessage) })
+export const GetPromptResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), messages: Schema.Array(PromptMessage), resultType: Formats.Foreign })
 /** The `GetPromptResult` type. */
 export type GetPromptResult = typeof GetPromptResult.Type
 /** The `Icons` type. */
@@ -431,7 +447,7 @@ export const Icons = Schema.Struct({ icons: Schema.optionalWith(Schema.Array(Ico
 /** The `Icons` type. */
 export type Icons = typeof Icons.Type
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ completions: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), logging: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), list: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }) }), { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }) })
+export const ServerCapabilities = Schema.Struct({ completions: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), logging: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), list: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }) }), { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), extensions: Formats.Foreign })
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = typeof ServerCapabilities.Type
 /** The `InitializeResult` type. */
@@ -471,7 +487,7 @@ export const Prompt = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObj
 /** The `Prompt` type. */
 export type Prompt = typeof Prompt.Type
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), prompts: Schema.Array(Prompt) })
+export const ListPromptsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), prompts: Schema.Array(Prompt), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = typeof ListPromptsResult.Type
 /** The `ResourceTemplate` type. */
@@ -479,7 +495,7 @@ export const ResourceTemplate = Schema.Struct({ _meta: Schema.optionalWith(Forma
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = typeof ResourceTemplate.Type
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resourceTemplates: Schema.Array(ResourceTemplate) })
+export const ListResourceTemplatesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
 /** The `Resource` type. */
@@ -487,7 +503,7 @@ export const Resource = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenO
 /** The `Resource` type. */
 export type Resource = typeof Resource.Type
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resources: Schema.Array(Resource) })
+export const ListResourcesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resources: Schema.Array(Resource), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = typeof ListResourcesResult.Type
 /** The `ListRootsRequest` type. */
@@ -495,7 +511,7 @@ export const ListRootsRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.L
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = typeof ListRootsRequest.Type
 /** The `ListToolsResult` type. */
-export const ListToolsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), tools: Schema.Array(Tool) })
+export const ListToolsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), tools: Schema.Array(Tool), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListToolsResult` type. */
 export type ListToolsResult = typeof ListToolsResult.Type
 /** The `LoggingMessageNotificationParams` type. */
@@ -519,7 +535,7 @@ export const PaginatedRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.L
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = typeof PaginatedRequest.Type
 /** The `PaginatedResult` type. */
-export const PaginatedResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const PaginatedResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resultType: Formats.Foreign })
 /** The `PaginatedResult` type. */
 export type PaginatedResult = typeof PaginatedResult.Type
 /** The `PromptListChangedNotification` type. */
@@ -527,7 +543,7 @@ export const PromptListChangedNotification = Schema.Struct({ jsonrpc: Schema.Lit
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), contents: Schema.Array(Schema.Union(TextResourceContents, BlobResourceContents)) })
+export const ReadResourceResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), contents: Schema.Array(Schema.Union(TextResourceContents, BlobResourceContents)), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = typeof ReadResourceResult.Type
 /** The `RelatedTaskMetadata` type. */
@@ -608,6 +624,7 @@ export const definitions = {
   TextContent,
   ContentBlock,
   CallToolResult,
+  CancelTaskRequestParams,
   CancelTaskRequest,
   Result,
   TaskStatus,
@@ -630,7 +647,9 @@ export const definitions = {
   CompleteRequest,
   GetPromptRequestParams,
   GetPromptRequest,
+  GetTaskPayloadRequestParams,
   GetTaskPayloadRequest,
+  GetTaskRequestParams,
   GetTaskRequest,
   Implementation,
   InitializeRequestParams,
@@ -688,6 +707,7 @@ export const definitions = {
   ElicitRequestURLParams,
   ElicitRequestParams,
   ElicitRequest,
+  ElicitationCompleteNotificationParams,
   ElicitationCompleteNotification,
   EmptyResult,
   EnumSchema,

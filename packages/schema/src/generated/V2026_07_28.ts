@@ -92,7 +92,7 @@ export const CreateMessageResult = Schema.Struct({ _meta: Schema.optionalWith(Me
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = typeof CreateMessageResult.Type
 /** The `ElicitResult` type. */
-export const ElicitResult = Schema.Struct({ action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.Array(Schema.String), Schema.Union(Schema.String, Schema.Int, Schema.Boolean))), { exact: true }) })
+export const ElicitResult = Schema.Struct({ action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.Array(Schema.String), Schema.Union(Schema.String, Schema.Int, Schema.Boolean))), { exact: true }), _meta: Formats.Foreign })
 /** The `ElicitResult` type. */
 export type ElicitResult = typeof ElicitResult.Type
 /** The `Root` type. */
@@ -100,7 +100,7 @@ export const Root = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exa
 /** The `Root` type. */
 export type Root = typeof Root.Type
 /** The `ListRootsResult` type. */
-export const ListRootsResult = Schema.Struct({ roots: Schema.Array(Root) })
+export const ListRootsResult = Schema.Struct({ roots: Schema.Array(Root), _meta: Formats.Foreign })
 /** The `ListRootsResult` type. */
 export type ListRootsResult = typeof ListRootsResult.Type
 /** The `InputResponse` type. */
@@ -112,7 +112,7 @@ export const InputResponses = Formats.OpenObject(InputResponse)
 /** The `InputResponses` type. */
 export type InputResponses = typeof InputResponses.Type
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: Schema.optionalWith(Json.JsonObject, { exact: true }), url: Schema.optionalWith(Json.JsonObject, { exact: true }) }), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), extensions: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), roots: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ context: Schema.optionalWith(Json.JsonObject, { exact: true }), tools: Schema.optionalWith(Json.JsonObject, { exact: true }) }), { exact: true }) })
+export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: Schema.optionalWith(Json.JsonObject, { exact: true }), url: Schema.optionalWith(Json.JsonObject, { exact: true }) }), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), extensions: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), roots: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ context: Schema.optionalWith(Json.JsonObject, { exact: true }), tools: Schema.optionalWith(Json.JsonObject, { exact: true }) }), { exact: true }), tasks: Formats.Foreign })
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = typeof ClientCapabilities.Type
 /** The `LoggingLevel` type. */
@@ -128,7 +128,7 @@ export const RequestMetaObject = Schema.Struct({ "io.modelcontextprotocol/client
 /** The `RequestMetaObject` type. */
 export type RequestMetaObject = typeof RequestMetaObject.Type
 /** The `CallToolRequestParams` type. */
-export const CallToolRequestParams = Schema.Struct({ _meta: RequestMetaObject, arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), inputResponses: Schema.optionalWith(InputResponses, { exact: true }), name: Schema.String, requestState: Schema.optionalWith(Schema.String, { exact: true }) })
+export const CallToolRequestParams = Schema.Struct({ _meta: RequestMetaObject, arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), inputResponses: Schema.optionalWith(InputResponses, { exact: true }), name: Schema.String, requestState: Schema.optionalWith(Schema.String, { exact: true }), task: Formats.Foreign })
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = typeof CallToolRequestParams.Type
 /** The `RequestId` type. */
@@ -160,7 +160,7 @@ export const ToolAnnotations = Schema.Struct({ destructiveHint: Schema.optionalW
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = typeof ToolAnnotations.Type
 /** The `Tool` type. */
-export const Tool = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), inputSchema: Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("object") }, Formats.AnyJsonRecord), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const Tool = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), inputSchema: Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("object") }, Formats.AnyJsonRecord), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), execution: Formats.Foreign })
 /** The `Tool` type. */
 export type Tool = typeof Tool.Type
 /** The `ToolChoice` type. */
@@ -168,7 +168,7 @@ export const ToolChoice = Schema.Struct({ mode: Schema.optionalWith(Schema.Liter
 /** The `ToolChoice` type. */
 export type ToolChoice = typeof ToolChoice.Type
 /** The `CreateMessageRequestParams` type. */
-export const CreateMessageRequestParams = Schema.Struct({ includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Json.JsonObject, { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }), toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(Schema.Array(Tool), { exact: true }) })
+export const CreateMessageRequestParams = Schema.Struct({ includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Json.JsonObject, { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }), toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(Schema.Array(Tool), { exact: true }), _meta: Formats.Foreign, task: Formats.Foreign })
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
 /** The `CreateMessageRequest` type. */
@@ -208,11 +208,11 @@ export const PrimitiveSchemaDefinition = Schema.Union(UntitledSingleSelectEnumSc
 /** The `PrimitiveSchemaDefinition` type. */
 export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
 /** The `ElicitRequestFormParams` type. */
-export const ElicitRequestFormParams = Schema.Struct({ message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }), properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }) })
+export const ElicitRequestFormParams = Schema.Struct({ message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }), properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }), _meta: Formats.Foreign, task: Formats.Foreign })
 /** The `ElicitRequestFormParams` type. */
 export type ElicitRequestFormParams = typeof ElicitRequestFormParams.Type
 /** The `ElicitRequestURLParams` type. */
-export const ElicitRequestURLParams = Schema.Struct({ message: Schema.String, mode: Schema.Literal("url"), url: Formats.Uri })
+export const ElicitRequestURLParams = Schema.Struct({ message: Schema.String, mode: Schema.Literal("url"), url: Formats.Uri, _meta: Formats.Foreign, elicitationId: Formats.Foreign, task: Formats.Foreign })
 /** The `ElicitRequestURLParams` type. */
 export type ElicitRequestURLParams = typeof ElicitRequestURLParams.Type
 /** The `ElicitRequestParams` type. */
@@ -223,8 +223,12 @@ export type ElicitRequestParams = typeof ElicitRequestParams.Type
 export const ElicitRequest = Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams })
 /** The `ElicitRequest` type. */
 export type ElicitRequest = typeof ElicitRequest.Type
+/** The `ListRootsRequestParams` type. */
+export const ListRootsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }) })
+/** The `ListRootsRequestParams` type. */
+export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
 /** The `ListRootsRequest` type. */
-export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }) }), { exact: true }) })
+export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams, { exact: true }) })
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = typeof ListRootsRequest.Type
 /** The `InputRequest` type. */
@@ -356,7 +360,7 @@ export const Cursor = Schema.String
 /** The `Cursor` type. */
 export type Cursor = typeof Cursor.Type
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ completions: Schema.optionalWith(Json.JsonObject, { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), extensions: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), logging: Schema.optionalWith(Json.JsonObject, { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }) })
+export const ServerCapabilities = Schema.Struct({ completions: Schema.optionalWith(Json.JsonObject, { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), extensions: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), logging: Schema.optionalWith(Json.JsonObject, { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tasks: Formats.Foreign })
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = typeof ServerCapabilities.Type
 /** The `DiscoverResult` type. */
@@ -672,6 +676,7 @@ export const definitions = {
   ElicitRequestURLParams,
   ElicitRequestParams,
   ElicitRequest,
+  ListRootsRequestParams,
   ListRootsRequest,
   InputRequest,
   InputRequests,

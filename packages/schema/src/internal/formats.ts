@@ -2,6 +2,7 @@
  * Building blocks the generated schemas share: string formats with arbitraries that produce valid
  * values, JSON numbers, and open objects.
  */
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 const json = (fc: typeof import("effect/FastCheck")) => fc.jsonValue({ maxDepth: 2 })
@@ -33,3 +34,12 @@ export const OpenObject = <A, I, R>(value: Schema.Schema<A, I, R>) => Schema.Rec
 
 /** The index signature that keeps an object open: extra keys pass through unchanged. */
 export const AnyJsonRecord = Schema.Record({ key: Schema.String, value: AnyJson })
+
+/**
+ * A key that other revisions define on this object but this revision does not: kept when decoding
+ * (unknown keys pass through), dropped when encoding a domain value for this revision.
+ */
+export const Foreign = Schema.optionalToOptional(Schema.Unknown, Schema.Unknown, {
+  decode: (o) => o,
+  encode: () => Option.none()
+})
