@@ -27,7 +27,7 @@ export const Request = Schema.Struct({
   error: absent
 }).annotations({ identifier: "JSONRPCRequest" })
 /** A request: has an id and a method. */
-export type Request = typeof Request.Type
+export type Request = Omit<typeof Request.Type, "result" | "error">
 
 /** A notification: a method and no id. */
 export const Notification = Schema.Struct({
@@ -39,7 +39,7 @@ export const Notification = Schema.Struct({
   error: absent
 }).annotations({ identifier: "JSONRPCNotification" })
 /** A notification: a method and no id. */
-export type Notification = typeof Notification.Type
+export type Notification = Omit<typeof Notification.Type, "id" | "result" | "error">
 
 /** A successful response. */
 export const SuccessResponse = Schema.Struct({
@@ -50,7 +50,7 @@ export const SuccessResponse = Schema.Struct({
   error: absent
 }).annotations({ identifier: "JSONRPCResultResponse" })
 /** A successful response. */
-export type SuccessResponse = typeof SuccessResponse.Type
+export type SuccessResponse = Omit<typeof SuccessResponse.Type, "method" | "error">
 
 /** The error object of an error response. */
 export const ErrorObject = Schema.Struct({
@@ -70,7 +70,7 @@ export const ErrorResponse = Schema.Struct({
   result: absent
 }).annotations({ identifier: "JSONRPCErrorResponse" })
 /** An error response; its id is null when the request's id could not be read. */
-export type ErrorResponse = typeof ErrorResponse.Type
+export type ErrorResponse = Omit<typeof ErrorResponse.Type, "method" | "result">
 
 /** Any response. */
 export type Response = SuccessResponse | ErrorResponse
@@ -78,18 +78,19 @@ export type Response = SuccessResponse | ErrorResponse
 /** Any single JSON-RPC message. */
 export const Message = Schema.Union(Request, Notification, SuccessResponse, ErrorResponse)
 /** Any single JSON-RPC message. */
-export type Message = typeof Message.Type
+export type Message = Request | Notification | SuccessResponse | ErrorResponse
 
 /** A batch: a non-empty array of messages (accepted only from revision 2025-03-26 peers). */
 export const Batch = Schema.NonEmptyArray(Message)
 /** A batch: a non-empty array of messages. */
-export type Batch = typeof Batch.Type
+export type Batch = readonly [Message, ...Array<Message>]
 
-const decodeRequest = Schema.decodeUnknownEither(Request)
-const decodeNotification = Schema.decodeUnknownEither(Notification)
-const decodeSuccess = Schema.decodeUnknownEither(SuccessResponse)
-const decodeError = Schema.decodeUnknownEither(ErrorResponse)
-const decodeAny = Schema.decodeUnknownEither(Message)
+type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
+const decodeRequest: Decode<Message> = Schema.decodeUnknownEither(Request)
+const decodeNotification: Decode<Message> = Schema.decodeUnknownEither(Notification)
+const decodeSuccess: Decode<Message> = Schema.decodeUnknownEither(SuccessResponse)
+const decodeError: Decode<Message> = Schema.decodeUnknownEither(ErrorResponse)
+const decodeAny: Decode<Message> = Schema.decodeUnknownEither(Message)
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -104,7 +105,7 @@ export const decodeMessage = (u: unknown): Either.Either<Message, ParseResult.Pa
 }
 
 /** Decodes a batch of messages. */
-export const decodeBatch = Schema.decodeUnknownEither(Batch)
+export const decodeBatch: Decode<Batch> = Schema.decodeUnknownEither(Batch)
 
 /** The id of a message that failed to decode, when it has a readable one (for the error response). */
 export const salvageId = (u: unknown): RequestId | null => {

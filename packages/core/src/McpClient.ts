@@ -1,0 +1,400 @@
+/**
+ * McpClient: a typed MCP client over the current Transport. The Layer performs the handshake,
+ * exposes every client→server method with domain types, turns server notifications into Streams,
+ * and answers server→client requests through the optional ClientHandlers services.
+ */
+import { Codec, type JsonRpc, type Mcp, McpError, Method, Revision } from "@effect-mcp/schema"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as ClientHandlers from "./ClientHandlers.js"
+import { CapabilityMissing, type ConnectionClosed, HandshakeFailed, ProtocolViolation } from "./Errors.js"
+import * as Engine from "./internal/engine.js"
+import { check } from "./internal/jsonSchemaCheck.js"
+import * as Transport from "./Transport.js"
+
+/** Every way a client call can fail. */
+export type McpClientError =
+  | McpError.McpError
+  | ConnectionClosed
+  | Transport.TransportError
+  | CapabilityMissing
+  | ProtocolViolation
+
+/** A progress update of a call. */
+export type Progress = Engine.Progress
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Response timeout (default: the client's, 60 s); progress resets it unless told otherwise. */
+  readonly timeout?: Duration.DurationInput
+  /** Whether progress restarts the timeout (default true). */
+  readonly resetTimeoutOnProgress?: boolean
+  /** A cap on the total time of the call. */
+  readonly maxTotalTimeout?: Duration.DurationInput
+  /** Called with each progress update (attaches a progress token). */
+  readonly onProgress?: (progress: Progress) => void
+}
+
+/** What a call with progress streams: progress updates, then the result. */
+export type CallEvent<A> =
+  | { readonly _tag: "Progress"; readonly progress: Progress }
+  | { readonly _tag: "Result"; readonly result: A }
+
+/** How the client describes itself and behaves. */
+export interface Options {
+  readonly name: string
+  readonly version: string
+  readonly title?: string
+  /** Pin a revision instead of negotiating the newest (a handshake revision). */
+  readonly revision?: Revision.Revision
+  /** The default timeout of calls (default 60 s). */
+  readonly requestTimeout?: Duration.DurationInput
+  /** Extra capabilities to declare (experimental, extensions). */
+  readonly capabilities?: Mcp.ClientCapabilities
+}
+
+/** A connected MCP client. */
+export interface McpClientService {
+  /** The negotiated revision. */
+  readonly revision: Revision.Revision
+  /** The server's self-description. */
+  readonly serverInfo: Mcp.Implementation
+  /** The server's capabilities. */
+  readonly serverCapabilities: Mcp.ServerCapabilities
+  /** The server's instructions, if any. */
+  readonly instructions: string | undefined
+  /** Sends any client→server request by method name, with domain-typed params and result. */
+  readonly request: <M extends keyof Method.ClientRequests>(
+    method: M,
+    params: Method.ClientRequests[M]["params"],
+    options?: CallOptions
+  ) => Effect.Effect<Method.ClientRequests[M]["result"], McpClientError>
+  /** Pings the server. */
+  readonly ping: (options?: CallOptions) => Effect.Effect<void, McpClientError>
+  /** Every tool, following every page. */
+  readonly listTools: () => Effect.Effect<ReadonlyArray<Mcp.Tool>, McpClientError>
+  /** Calls a tool; validates `structuredContent` against the tool's `outputSchema` when known. */
+  readonly callTool: (
+    name: string,
+    args?: Readonly<Record<string, unknown>>,
+    options?: CallOptions
+  ) => Effect.Effect<Mcp.CallToolResult, McpClientError>
+  /** Calls a tool as a Stream of progress updates ending in the result. */
+  readonly callToolStream: (
+    name: string,
+    args?: Readonly<Record<string, unknown>>,
+    options?: Omit<CallOptions, "onProgress">
+  ) => Stream.Stream<CallEvent<Mcp.CallToolResult>, McpClientError>
+  /** Every resource, following every page. */
+  readonly listResources: () => Effect.Effect<ReadonlyArray<Mcp.Resource>, McpClientError>
+  /** Every resource template, following every page. */
+  readonly listResourceTemplates: () => Effect.Effect<ReadonlyArray<Mcp.ResourceTemplate>, McpClientError>
+  /** Reads a resource. */
+  readonly readResource: (uri: string, options?: CallOptions) => Effect.Effect<Mcp.ReadResourceResult, McpClientError>
+  /** Subscribes to updates of a resource. */
+  readonly subscribe: (uri: string) => Effect.Effect<void, McpClientError>
+  /** Ends a subscription. */
+  readonly unsubscribe: (uri: string) => Effect.Effect<void, McpClientError>
+  /** Every prompt, following every page. */
+  readonly listPrompts: () => Effect.Effect<ReadonlyArray<Mcp.Prompt>, McpClientError>
+  /** Gets a prompt. */
+  readonly getPrompt: (
+    name: string,
+    args?: Readonly<Record<string, string>>,
+    options?: CallOptions
+  ) => Effect.Effect<Mcp.GetPromptResult, McpClientError>
+  /** Asks for completions of an argument. */
+  readonly complete: (params: Mcp.CompleteRequestParams) => Effect.Effect<Mcp.CompleteResult, McpClientError>
+  /** Sets the level of the log messages the server sends. */
+  readonly setLoggingLevel: (level: Mcp.LoggingLevel) => Effect.Effect<void, McpClientError>
+  /** Every notification from the server. */
+  readonly notifications: Stream.Stream<JsonRpc.Notification>
+  /** Emits when the server's tool list changes. */
+  readonly toolListChanged: Stream.Stream<void>
+  /** Emits when the server's resource list changes. */
+  readonly resourceListChanged: Stream.Stream<void>
+  /** Emits when the server's prompt list changes. */
+  readonly promptListChanged: Stream.Stream<void>
+  /** Emits the URI of each updated resource we subscribed to. */
+  readonly resourceUpdated: Stream.Stream<string>
+  /** The server's log messages. */
+  readonly logMessages: Stream.Stream<Mcp.LoggingMessageNotificationParams>
+  /** Completes when the connection has ended. */
+  readonly closed: Effect.Effect<void>
+}
+
+/** The connected client. */
+export class McpClient extends Context.Tag("@effect-mcp/core/McpClient")<McpClient, McpClientService>() {}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const capabilityName = (path: ReadonlyArray<string>) => path.join(".")
+
+/** Connects over the current Transport and performs the handshake. */
+export const make = (
+  options: Options
+): Effect.Effect<McpClientService, HandshakeFailed, Transport.Transport | Scope.Scope> =>
+  Effect.gen(function*() {
+    const sampling = yield* Effect.serviceOption(ClientHandlers.SamplingHandler)
+    const elicitation = yield* Effect.serviceOption(ClientHandlers.ElicitationHandler)
+    const roots = yield* Effect.serviceOption(ClientHandlers.RootsProvider)
+    const notifications = yield* PubSub.unbounded<JsonRpc.Notification>()
+    const outputSchemas = new Map<string, unknown>()
+    let revision: Revision.Revision = options.revision ?? Revision.latestHandshake
+
+    const capabilities: Mcp.ClientCapabilities = {
+      ...options.capabilities,
+      ...(Option.isSome(roots) ? { roots: { listChanged: roots.value.changes !== undefined } } : {}),
+      ...(Option.isSome(sampling) ? { sampling: sampling.value.tools === true ? { tools: {} } : {} } : {}),
+      ...(Option.isSome(elicitation)
+        ? {
+          elicitation: Object.fromEntries((elicitation.value.modes ?? ["form"]).map((m) => [m, {}]))
+        }
+        : {})
+    }
+
+    const answer = <A>(method: string, params: unknown, run: (p: never) => Effect.Effect<A, McpError.McpError>) => {
+      const decoded = Codec.decodeParams(method, revision, params)
+      if (Either.isLeft(decoded)) {
+        return Effect.fail<JsonRpc.ErrorObject>({
+          code: McpError.codes.InvalidParams,
+          message: `Invalid params for ${method}: ${Codec.describe(decoded.left)}`
+        })
+      }
+      return run(decoded.right as never).pipe(
+        Effect.flatMap((result) => {
+          const encoded = Codec.encodeResult(method, revision, result)
+          return Either.isRight(encoded)
+            ? Effect.succeed(encoded.right as Record<string, unknown>)
+            : Effect.fail(new McpError.InternalError({ message: `Invalid ${method} result: ${Codec.describe(encoded.left)}` }))
+        }),
+        Effect.mapError((e) => (McpError.isMcpError(e) ? McpError.toWire(e, revision) : e))
+      )
+    }
+
+    const notFound = (method: string) =>
+      Effect.fail<JsonRpc.ErrorObject>({ code: McpError.codes.MethodNotFound, message: `Method not found: ${method}` })
+
+    const engine = yield* Engine.make({
+      onRequest: (request) => {
+        switch (request.method) {
+          case "ping":
+            return Effect.succeed({})
+          case "sampling/createMessage":
+            return Option.isSome(sampling)
+              ? answer(request.method, request.params, sampling.value.createMessage)
+              : notFound(request.method)
+          case "elicitation/create":
+            return Option.isSome(elicitation)
+              ? answer(request.method, request.params, elicitation.value.elicit)
+              : notFound(request.method)
+          case "roots/list":
+            return Option.isSome(roots)
+              ? answer(request.method, request.params, () => Effect.map(roots.value.roots, (r) => ({ roots: r })))
+              : notFound(request.method)
+          default:
+            return notFound(request.method)
+        }
+      },
+      onNotification: (notification) => Effect.asVoid(PubSub.publish(notifications, notification)),
+      acceptsBatch: () => false
+    }, options.requestTimeout === undefined ? {} : { defaultTimeout: options.requestTimeout })
+
+    // ---------- the handshake ----------
+
+    const requested = revision
+    const initResult = yield* engine.request("initialize", {
+      protocolVersion: requested,
+      capabilities,
+      clientInfo: { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) }
+    }).pipe(Effect.mapError((cause) => new HandshakeFailed({ reason: `initialize failed: ${describe(cause)}`, cause })))
+    const negotiated = initResult.protocolVersion
+    if (!Revision.isRevision(negotiated) || Revision.isStateless(negotiated)) {
+      return yield* new HandshakeFailed({ reason: `the server chose an unsupported revision ${String(negotiated)}` })
+    }
+    if (options.revision !== undefined && negotiated !== options.revision) {
+      return yield* new HandshakeFailed({
+        reason: `the client is pinned to ${options.revision} but the server answered ${negotiated}`
+      })
+    }
+    revision = negotiated
+    const init = Codec.decodeResult("initialize", revision, initResult)
+    if (Either.isLeft(init)) {
+      return yield* new HandshakeFailed({ reason: `invalid initialize result: ${Codec.describe(init.left)}` })
+    }
+    const initialized = init.right as Mcp.InitializeResult
+    yield* engine.notify("notifications/initialized", undefined).pipe(
+      Effect.mapError((cause) => new HandshakeFailed({ reason: "could not send notifications/initialized", cause }))
+    )
+    const serverCapabilities = initialized.capabilities
+
+    if (Option.isSome(roots) && roots.value.changes !== undefined) {
+      yield* roots.value.changes.pipe(
+        Stream.runForEach(() => Effect.ignore(engine.notify("notifications/roots/list_changed", undefined))),
+        Effect.forkScoped
+      )
+    }
+
+    // ---------- calls ----------
+
+    const request = <M extends keyof Method.ClientRequests>(
+      method: M,
+      params: Method.ClientRequests[M]["params"],
+      callOptions?: CallOptions
+    ): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> =>
+      Effect.suspend((): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> => {
+        const facts = Method.info(method)
+        if (facts === undefined || !facts.revisions.includes(revision)) {
+          return Effect.fail(new McpError.MethodNotFound({ message: `${method} does not exist in revision ${revision}`, method }))
+        }
+        const cap = facts.capability
+        if (cap !== undefined && cap.of === "server" && !Method.hasCapability(serverCapabilities, cap.path)) {
+          return Effect.fail(new CapabilityMissing({ method, of: "server", capability: capabilityName(cap.path) }))
+        }
+        const encoded = Codec.encodeParams(method, revision, params)
+        if (Either.isLeft(encoded)) {
+          return Effect.fail(new ProtocolViolation({ reason: `invalid ${method} params: ${Codec.describe(encoded.left)}` }))
+        }
+        return engine.request(method, encoded.right as Record<string, unknown> | undefined, callOptions).pipe(
+          Effect.flatMap((result) => {
+            const decoded = Codec.decodeResult(method, revision, result)
+            return Either.isRight(decoded)
+              ? Effect.succeed(decoded.right as Method.ClientRequests[M]["result"])
+              : Effect.fail(
+                new ProtocolViolation({ reason: `the server's ${method} result is invalid: ${Codec.describe(decoded.left)}` })
+              )
+          })
+        )
+      })
+
+    const allPages = <A>(
+      fetch: (cursor: string | undefined) => Effect.Effect<{ readonly nextCursor?: string }, McpClientError>,
+      items: (page: never) => ReadonlyArray<A>
+    ): Effect.Effect<ReadonlyArray<A>, McpClientError> =>
+      Effect.gen(function*() {
+        const out: Array<A> = []
+        const seen = new Set<string>()
+        let cursor: string | undefined
+        do {
+          const page = yield* fetch(cursor)
+          out.push(...items(page as never))
+          cursor = page.nextCursor
+          if (cursor !== undefined) {
+            if (seen.has(cursor)) return yield* new ProtocolViolation({ reason: "the server repeated a cursor" })
+            seen.add(cursor)
+          }
+        } while (cursor !== undefined)
+        return out
+      })
+
+    const paged = (cursor: string | undefined) => (cursor === undefined ? undefined : { cursor })
+
+    const listTools = () =>
+      allPages((c) => request("tools/list", paged(c)), (p: Mcp.ListToolsResult) => p.tools).pipe(
+        Effect.tap((tools) =>
+          Effect.sync(() => {
+            outputSchemas.clear()
+            for (const t of tools) if (t.outputSchema !== undefined) outputSchemas.set(t.name, t.outputSchema)
+          })
+        )
+      )
+
+    const validated = (name: string, result: Mcp.CallToolResult | Mcp.InputRequiredResult) => {
+      if (!("content" in result)) {
+        return Effect.fail(new ProtocolViolation({ reason: `tools/call ${name} returned an unexpected ${result.resultType} result` }))
+      }
+      const schema = outputSchemas.get(name)
+      if (schema === undefined || result.isError === true) return Effect.succeed(result)
+      if (result.structuredContent === undefined) {
+        return Effect.fail(new ProtocolViolation({ reason: `tool ${name} has an output schema but returned no structuredContent` }))
+      }
+      const problem = check(schema, result.structuredContent)
+      return problem === undefined
+        ? Effect.succeed(result)
+        : Effect.fail(new ProtocolViolation({ reason: `tool ${name} returned structuredContent that violates its outputSchema: ${problem}` }))
+    }
+
+    const callTool: McpClientService["callTool"] = (name, args, callOptions) =>
+      request("tools/call", args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
+        Effect.flatMap((result) => validated(name, result))
+      )
+
+    const callToolStream: McpClientService["callToolStream"] = (name, args, callOptions) =>
+      Stream.unwrapScoped(
+        Effect.gen(function*() {
+          const mailbox = yield* Mailbox.make<CallEvent<Mcp.CallToolResult>, McpClientError>()
+          yield* callTool(name, args, {
+            ...callOptions,
+            onProgress: (progress) => {
+              mailbox.unsafeOffer({ _tag: "Progress", progress })
+            }
+          }).pipe(
+            Effect.matchEffect({
+              onFailure: (e) => mailbox.fail(e),
+              onSuccess: (result) =>
+                mailbox.offer({ _tag: "Result", result }).pipe(Effect.zipRight(mailbox.end))
+            }),
+            Effect.forkScoped
+          )
+          return Mailbox.toStream(mailbox)
+        })
+      )
+
+    const byMethod = (method: string) =>
+      Stream.fromPubSub(notifications).pipe(Stream.filter((n) => n.method === method))
+
+    return {
+      revision,
+      serverInfo: initialized.serverInfo,
+      serverCapabilities,
+      instructions: initialized.instructions,
+      request,
+      ping: (o) => Effect.asVoid(request("ping", undefined, o)),
+      listTools,
+      callTool,
+      callToolStream,
+      listResources: () => allPages((c) => request("resources/list", paged(c)), (p: Mcp.ListResourcesResult) => p.resources),
+      listResourceTemplates: () =>
+        allPages(
+          (c) => request("resources/templates/list", paged(c)),
+          (p: Mcp.ListResourceTemplatesResult) => p.resourceTemplates
+        ),
+      readResource: (uri, o) => request("resources/read", { uri }, o),
+      subscribe: (uri) => Effect.asVoid(request("resources/subscribe", { uri })),
+      unsubscribe: (uri) => Effect.asVoid(request("resources/unsubscribe", { uri })),
+      listPrompts: () => allPages((c) => request("prompts/list", paged(c)), (p: Mcp.ListPromptsResult) => p.prompts),
+      getPrompt: (name, args, o) => request("prompts/get", args === undefined ? { name } : { name, arguments: args }, o),
+      complete: (params) => request("completion/complete", params),
+      setLoggingLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
+      notifications: Stream.fromPubSub(notifications),
+      toolListChanged: Stream.as(byMethod("notifications/tools/list_changed"), undefined),
+      resourceListChanged: Stream.as(byMethod("notifications/resources/list_changed"), undefined),
+      promptListChanged: Stream.as(byMethod("notifications/prompts/list_changed"), undefined),
+      resourceUpdated: byMethod("notifications/resources/updated").pipe(
+        Stream.map((n) => String(n.params?.uri))
+      ),
+      logMessages: byMethod("notifications/message").pipe(
+        Stream.map((n) => n.params as unknown as Mcp.LoggingMessageNotificationParams)
+      ),
+      closed: engine.closed
+    }
+  })
+
+const describe = (cause: unknown): string =>
+  isRecord(cause) && typeof cause.message === "string" && cause.message !== ""
+    ? cause.message
+    : isRecord(cause) && typeof cause.reason === "string"
+    ? cause.reason
+    : String(cause)
+
+/** A connected client as a Layer over the current Transport (handlers are picked up when provided). */
+export const layer = (options: Options): Layer.Layer<McpClient, HandshakeFailed, Transport.Transport> =>
+  Layer.scoped(McpClient, make(options))

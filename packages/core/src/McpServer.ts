@@ -1,0 +1,241 @@
+/**
+ * McpServer: the registry of a server's tools, resources, templates and prompts, the Layers that
+ * register definitions into it (composition is `Layer.merge`), and `serve`, which runs one
+ * connection's session over the current Transport.
+ */
+import type { Mcp } from "@effect-mcp/schema"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import * as ServerSession from "./internal/serverSession.js"
+import * as Prompt from "./Prompt.js"
+import type { RequestContext } from "./RequestContext.js"
+import * as Resource from "./Resource.js"
+import * as Tool from "./Tool.js"
+import type * as Transport from "./Transport.js"
+
+/** Which list changed. */
+export type ListKind = "tools" | "resources" | "prompts"
+
+/** How a server describes itself and behaves. */
+export interface Options {
+  readonly name: string
+  readonly version: string
+  readonly title?: string
+  readonly description?: string
+  readonly websiteUrl?: string
+  readonly icons?: ReadonlyArray<Mcp.Icon>
+  /** Instructions for the model, returned by `initialize`. */
+  readonly instructions?: string
+  /** Items per page of every list method (default 100). */
+  readonly pageSize?: number
+  /** At most this many requests of one connection run at once (default unbounded). */
+  readonly concurrency?: number
+  /** The timeout of server→client requests (default 60 s). */
+  readonly requestTimeout?: Duration.DurationInput
+  /** How long list changes are gathered before `list_changed` is sent (default 10 ms). */
+  readonly listChangedDebounce?: Duration.DurationInput
+  /** Capabilities declared even when nothing of that kind is registered yet (for definitions added later). */
+  readonly capabilities?: {
+    readonly tools?: boolean
+    readonly resources?: boolean
+    readonly prompts?: boolean
+    readonly logging?: boolean
+    readonly experimental?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+    readonly extensions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  }
+}
+
+/** A server's registry and settings. */
+export interface McpServerService {
+  /** The server's settings. */
+  readonly options: Options
+  /** The server's self-description. */
+  readonly info: Mcp.Implementation
+  /** Adds or replaces a tool (by name). */
+  readonly addTool: (tool: Tool.Tool) => Effect.Effect<void>
+  /** Removes a tool by name. */
+  readonly removeTool: (name: string) => Effect.Effect<void>
+  /** Adds or replaces a resource (by URI). */
+  readonly addResource: (resource: Resource.Resource) => Effect.Effect<void>
+  /** Removes a resource by URI. */
+  readonly removeResource: (uri: string) => Effect.Effect<void>
+  /** Adds or replaces a resource template (by URI template). */
+  readonly addTemplate: (template: Resource.Template) => Effect.Effect<void>
+  /** Removes a resource template by its URI template. */
+  readonly removeTemplate: (uriTemplate: string) => Effect.Effect<void>
+  /** Adds or replaces a prompt (by name). */
+  readonly addPrompt: (prompt: Prompt.Prompt) => Effect.Effect<void>
+  /** Removes a prompt by name. */
+  readonly removePrompt: (name: string) => Effect.Effect<void>
+  /** The registered tools, in registration order. */
+  readonly tools: () => ReadonlyArray<Tool.Tool>
+  /** A tool by name. */
+  readonly tool: (name: string) => Tool.Tool | undefined
+  /** The registered resources. */
+  readonly resources: () => ReadonlyArray<Resource.Resource>
+  /** A resource by URI. */
+  readonly resource: (uri: string) => Resource.Resource | undefined
+  /** The registered templates. */
+  readonly templates: () => ReadonlyArray<Resource.Template>
+  /** The registered prompts. */
+  readonly prompts: () => ReadonlyArray<Prompt.Prompt>
+  /** A prompt by name. */
+  readonly prompt: (name: string) => Prompt.Prompt | undefined
+  /** The capabilities derived from what is registered (and the options). */
+  readonly capabilities: () => Mcp.ServerCapabilities
+  /** Tells subscribed clients that a resource changed. */
+  readonly notifyResourceUpdated: (uri: string) => Effect.Effect<void>
+  /** Every change of a list. */
+  readonly changes: PubSub.PubSub<ListKind>
+  /** Every resource update. */
+  readonly resourceUpdates: PubSub.PubSub<string>
+}
+
+/** The server being defined. */
+export class McpServer extends Context.Tag("@effect-mcp/core/McpServer")<McpServer, McpServerService>() {}
+
+/** Makes a server registry. */
+export const make = (options: Options): Effect.Effect<McpServerService> =>
+  Effect.gen(function*() {
+    const changes = yield* PubSub.unbounded<ListKind>()
+    const resourceUpdates = yield* PubSub.unbounded<string>()
+    const tools = new Map<string, Tool.Tool>()
+    const resources = new Map<string, Resource.Resource>()
+    const templates = new Map<string, Resource.Template>()
+    const prompts = new Map<string, Prompt.Prompt>()
+    const changed = (kind: ListKind) => Effect.asVoid(PubSub.publish(changes, kind))
+    const put = <A>(map: Map<string, A>, key: string, value: A, kind: ListKind) =>
+      Effect.suspend(() => {
+        map.set(key, value)
+        return changed(kind)
+      })
+    const drop = <A>(map: Map<string, A>, key: string, kind: ListKind) =>
+      Effect.suspend(() => (map.delete(key) ? changed(kind) : Effect.void))
+    const { capabilities: forced = {}, description, icons, name, title, version, websiteUrl } = options
+    const info: Mcp.Implementation = {
+      name,
+      version,
+      ...(title === undefined ? {} : { title }),
+      ...(description === undefined ? {} : { description }),
+      ...(websiteUrl === undefined ? {} : { websiteUrl }),
+      ...(icons === undefined ? {} : { icons })
+    }
+    const capabilities = (): Mcp.ServerCapabilities => {
+      const hasResources = resources.size > 0 || templates.size > 0 || forced.resources === true
+      const hasPrompts = prompts.size > 0 || forced.prompts === true
+      return {
+        ...(tools.size > 0 || forced.tools === true ? { tools: { listChanged: true } } : {}),
+        ...(hasResources ? { resources: { listChanged: true, subscribe: true } } : {}),
+        ...(hasPrompts ? { prompts: { listChanged: true } } : {}),
+        ...(hasPrompts || hasResources ? { completions: {} } : {}),
+        ...(forced.logging === false ? {} : { logging: {} }),
+        ...(forced.experimental === undefined ? {} : { experimental: forced.experimental }),
+        ...(forced.extensions === undefined ? {} : { extensions: forced.extensions })
+      } as Mcp.ServerCapabilities
+    }
+    return {
+      options,
+      info,
+      addTool: (t) => put(tools, t.descriptor.name, t, "tools"),
+      removeTool: (n) => drop(tools, n, "tools"),
+      addResource: (r) => put(resources, r.descriptor.uri, r, "resources"),
+      removeResource: (uri) => drop(resources, uri, "resources"),
+      addTemplate: (t) => put(templates, t.descriptor.uriTemplate, t, "resources"),
+      removeTemplate: (uriTemplate) => drop(templates, uriTemplate, "resources"),
+      addPrompt: (p) => put(prompts, p.descriptor.name, p, "prompts"),
+      removePrompt: (n) => drop(prompts, n, "prompts"),
+      tools: () => [...tools.values()],
+      tool: (n) => tools.get(n),
+      resources: () => [...resources.values()],
+      resource: (uri) => resources.get(uri),
+      templates: () => [...templates.values()],
+      prompts: () => [...prompts.values()],
+      prompt: (n) => prompts.get(n),
+      capabilities,
+      notifyResourceUpdated: (uri) => Effect.asVoid(PubSub.publish(resourceUpdates, uri)),
+      changes,
+      resourceUpdates
+    }
+  })
+
+/** A server registry as a Layer. */
+export const layer = (options: Options): Layer.Layer<McpServer> => Layer.effect(McpServer, make(options))
+
+const registered = <R>(
+  add: (server: McpServerService, context: Context.Context<Exclude<R, RequestContext>>) => Effect.Effect<string>,
+  remove: (server: McpServerService, key: string) => Effect.Effect<void>
+): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>> =>
+  Layer.scopedDiscard(
+    Effect.gen(function*() {
+      const server = yield* McpServer
+      const context = yield* Effect.context<Exclude<R, RequestContext>>()
+      yield* Effect.acquireRelease(add(server, context), (key) => remove(server, key))
+    })
+  )
+
+/** Registers a tool while the Layer is alive (its requirements are provided by Layers). */
+export const tool: {
+  <I, II, O, OI, F = never, FI = never, R = never>(
+    def: Tool.StructuredDefinition<I, II, O, OI, F, FI, R>
+  ): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>>
+  <I, II, F = never, FI = never, R = never>(
+    def: Tool.ContentDefinition<I, II, F, FI, R>
+  ): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>>
+} = <I, II, O, OI, F, FI, R>(def: Tool.Definition<I, II, O, OI, F, FI, R>) =>
+  registered<R>(
+    (server, context) => {
+      const t = Tool.make(def, context)
+      return Effect.as(server.addTool(t), t.descriptor.name)
+    },
+    (server, name) => server.removeTool(name)
+  )
+
+/** Registers a resource while the Layer is alive. */
+export const resource = <R = never>(
+  def: Resource.Definition<R>
+): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>> =>
+  registered<R>(
+    (server, context) => Effect.as(server.addResource(Resource.make(def, context)), def.uri),
+    (server, uri) => server.removeResource(uri)
+  )
+
+/** Registers a resource template while the Layer is alive. */
+export const resourceTemplate = <P = Readonly<Record<string, string>>, R = never>(
+  def: Resource.TemplateDefinition<P, R>
+): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>> =>
+  registered<R>(
+    (server, context) => Effect.as(server.addTemplate(Resource.makeTemplate(def, context)), def.uriTemplate),
+    (server, uriTemplate) => server.removeTemplate(uriTemplate)
+  )
+
+/** Registers a prompt while the Layer is alive. */
+export const prompt = <A = {}, R = never>(
+  def: Prompt.Definition<A, R>
+): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>> =>
+  registered<R>(
+    (server, context) => Effect.as(server.addPrompt(Prompt.make(def, context)), def.name),
+    (server, name) => server.removePrompt(name)
+  )
+
+const renamed = (server: McpServerService, prefix: string): McpServerService => ({
+  ...server,
+  addTool: (t) => server.addTool({ ...t, descriptor: { ...t.descriptor, name: prefix + t.descriptor.name } }),
+  removeTool: (n) => server.removeTool(prefix + n),
+  addPrompt: (p) => server.addPrompt({ ...p, descriptor: { ...p.descriptor, name: prefix + p.descriptor.name } }),
+  removePrompt: (n) => server.removePrompt(prefix + n)
+})
+
+/** Prefixes the names of the tools and prompts a Layer registers, so that two servers' Layers merge without collision. */
+export const prefixed = (prefix: string) => <A, E, R>(self: Layer.Layer<A, E, R>): Layer.Layer<A, E, R | McpServer> =>
+  Layer.provide(self, Layer.effect(McpServer, Effect.map(McpServer, (server) => renamed(server, prefix))))
+
+/** Serves one connection over the current Transport until it ends (or the scope closes). */
+export const serve: Effect.Effect<void, never, McpServer | Transport.Transport | Scope.Scope> = Effect.gen(function*() {
+  const server = yield* McpServer
+  const session = yield* ServerSession.make(server)
+  yield* session.closed
+})

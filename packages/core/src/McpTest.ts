@@ -1,0 +1,38 @@
+/**
+ * Test helpers: link an McpClient to a server in memory, with no sockets, so that a test of a
+ * server is a few lines of `it.effect`.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { HandshakeFailed } from "./Errors.js"
+import * as InMemoryTransport from "./InMemoryTransport.js"
+import * as McpClient from "./McpClient.js"
+import * as McpServer from "./McpServer.js"
+import * as Transport from "./Transport.js"
+
+/** The client options tests use unless told otherwise. */
+export const defaultClient: McpClient.Options = { name: "effect-mcp-test-client", version: "0.0.0" }
+
+/**
+ * A client connected in memory to the server that `server` builds (a Layer providing McpServer,
+ * with its tools, resources and prompts registered). Client handlers (sampling, elicitation,
+ * roots) are picked up from the context when provided.
+ */
+export const layer = <E, R>(
+  server: Layer.Layer<McpServer.McpServer, E, R>,
+  client: McpClient.Options = defaultClient
+): Layer.Layer<McpClient.McpClient | McpServer.McpServer, E | HandshakeFailed, R> =>
+  Layer.scopedContext(
+    Effect.gen(function*() {
+      const pair = yield* InMemoryTransport.makePair
+      const context = yield* Layer.build(server)
+      yield* McpServer.serve.pipe(
+        Effect.provide(context),
+        Effect.provideService(Transport.Transport, pair.server),
+        Effect.forkScoped
+      )
+      const connected = yield* McpClient.make(client).pipe(Effect.provideService(Transport.Transport, pair.client))
+      return Context.add(context, McpClient.McpClient, connected)
+    })
+  )

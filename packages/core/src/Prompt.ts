@@ -1,0 +1,100 @@
+/**
+ * Prompts: typed arguments (an Effect Schema Struct of string-encoded fields), completion of each
+ * argument, and a handler that returns messages.
+ */
+import { type Mcp, McpError } from "@effect-mcp/schema"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import * as Option from "effect/Option"
+import { RequestContext, type RequestContextService } from "./RequestContext.js"
+import type { Completer } from "./Resource.js"
+
+/** What a prompt may return: one user message's text, messages, or the whole result. */
+export type PromptBody = string | ReadonlyArray<Mcp.PromptMessage> | Mcp.GetPromptResult
+
+/** A prompt definition. */
+export interface Definition<A, R> {
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly icons?: ReadonlyArray<Mcp.Icon>
+  readonly _meta?: Readonly<Record<string, unknown>>
+  /** The arguments: a Struct whose encoded side is strings (as MCP sends them). */
+  readonly args?: Schema.Schema<A, Readonly<Record<string, string | undefined>>, never>
+  readonly complete?: Readonly<Record<string, Completer<R>>>
+  readonly handler: (args: A) => Effect.Effect<PromptBody, McpError.McpError, R>
+}
+
+/** A prompt ready to be registered. */
+export interface Prompt {
+  readonly descriptor: Mcp.Prompt
+  readonly get: (
+    args: Readonly<Record<string, string>> | undefined,
+    context: RequestContextService
+  ) => Effect.Effect<Mcp.GetPromptResult, McpError.McpError>
+  readonly complete: (
+    argument: string,
+    value: string,
+    args: Readonly<Record<string, string>>,
+    context: RequestContextService
+  ) => Effect.Effect<ReadonlyArray<string>, McpError.McpError>
+}
+
+const argumentsOf = (schema: Schema.Schema.AnyNoContext | undefined): Array<Mcp.PromptArgument> => {
+  if (schema === undefined) return []
+  const ast = SchemaAST.encodedAST(schema.ast)
+  if (!SchemaAST.isTypeLiteral(ast)) return []
+  return ast.propertySignatures.map((p) => {
+    const description = SchemaAST.getDescriptionAnnotation(p).pipe(
+      Option.orElse(() => SchemaAST.getDescriptionAnnotation(p.type))
+    )
+    const title = SchemaAST.getTitleAnnotation(p.type)
+    return {
+      name: String(p.name),
+      required: !p.isOptional,
+      ...(Option.isSome(description) ? { description: description.value } : {}),
+      ...(Option.isSome(title) ? { title: title.value } : {})
+    }
+  })
+}
+
+/** The result for a body. */
+export const toResult = (body: PromptBody): Mcp.GetPromptResult => {
+  if (typeof body === "string") return { messages: [{ role: "user", content: { type: "text", text: body } }] }
+  if (Array.isArray(body)) return { messages: body as ReadonlyArray<Mcp.PromptMessage> }
+  return body as Mcp.GetPromptResult
+}
+
+/** Turns a definition into a prompt. */
+export const make = <A, R>(def: Definition<A, R>, context: Context.Context<Exclude<R, RequestContext>>): Prompt => {
+  const { handler, args, complete, ...info } = def
+  const decode = args === undefined ? () => Effect.succeed({} as A) : Schema.decodeUnknown(args)
+  const run = <X>(effect: Effect.Effect<X, McpError.McpError, R>, ctx: RequestContextService) =>
+    effect.pipe(
+      Effect.provideService(RequestContext, ctx),
+      Effect.provide(context as Context.Context<unknown>)
+    ) as Effect.Effect<X, McpError.McpError>
+  const declared = argumentsOf(args as Schema.Schema.AnyNoContext | undefined)
+  return {
+    descriptor: declared.length > 0 ? { ...info, arguments: declared } : info,
+    get: (given, ctx) =>
+      decode(given ?? {}).pipe(
+        Effect.mapError((e) =>
+          e instanceof ParseResult.ParseError
+            ? new McpError.InvalidParams({
+              message: `Invalid arguments for prompt ${def.name}: ${ParseResult.TreeFormatter.formatErrorSync(e)}`
+            })
+            : e
+        ),
+        Effect.flatMap((a) => run(handler(a), ctx)),
+        Effect.map(toResult)
+      ),
+    complete: (argument, value, given, ctx) => {
+      const completer = complete?.[argument]
+      return completer === undefined ? Effect.succeed([]) : run(completer(value, { arguments: given }), ctx)
+    }
+  }
+}

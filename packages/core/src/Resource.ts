@@ -1,0 +1,140 @@
+/**
+ * Resources and resource templates. A resource has a fixed URI; a template has an RFC 6570 URI
+ * template whose variables are decoded with an Effect Schema, can be completed, and can enumerate
+ * its instances for `resources/list`.
+ */
+import { type Mcp, McpError } from "@effect-mcp/schema"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as UriTemplate from "./internal/uriTemplate.js"
+import { RequestContext, type RequestContextService } from "./RequestContext.js"
+
+/** What a read may return: text, bytes, or the contents themselves. */
+export type ResourceBody = string | Uint8Array | ReadonlyArray<Mcp.TextResourceContents | Mcp.BlobResourceContents>
+
+/** The descriptor fields of a resource. */
+export interface ResourceInfo {
+  readonly uri: string
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly mimeType?: string
+  readonly size?: number
+  readonly annotations?: Mcp.Annotations
+  readonly icons?: ReadonlyArray<Mcp.Icon>
+  readonly _meta?: Readonly<Record<string, unknown>>
+}
+
+/** A resource definition. */
+export interface Definition<R> extends ResourceInfo {
+  readonly read: Effect.Effect<ResourceBody, McpError.McpError, R>
+}
+
+/** Completes one template variable from what the user typed so far. */
+export type Completer<R> = (
+  value: string,
+  context: { readonly arguments: Readonly<Record<string, string>> }
+) => Effect.Effect<ReadonlyArray<string>, McpError.McpError, R>
+
+/** A resource template definition; `params` decodes the URI's variables. */
+export interface TemplateDefinition<P, R> {
+  readonly uriTemplate: string
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly mimeType?: string
+  readonly annotations?: Mcp.Annotations
+  readonly icons?: ReadonlyArray<Mcp.Icon>
+  readonly _meta?: Readonly<Record<string, unknown>>
+  readonly params?: Schema.Schema<P, Readonly<Record<string, string>>, never>
+  readonly complete?: Readonly<Record<string, Completer<R>>>
+  readonly list?: Effect.Effect<ReadonlyArray<Mcp.Resource>, McpError.McpError, R>
+  readonly read: (params: P, uri: string) => Effect.Effect<ResourceBody, McpError.McpError, R>
+}
+
+/** A resource ready to be registered. */
+export interface Resource {
+  readonly descriptor: Mcp.Resource
+  readonly read: (context: RequestContextService) => Effect.Effect<Mcp.ReadResourceResult, McpError.McpError>
+}
+
+/** A template ready to be registered. */
+export interface Template {
+  readonly descriptor: Mcp.ResourceTemplate
+  readonly template: UriTemplate.UriTemplate
+  readonly list: ((context: RequestContextService) => Effect.Effect<ReadonlyArray<Mcp.Resource>, McpError.McpError>) | undefined
+  readonly complete: (
+    variable: string,
+    value: string,
+    args: Readonly<Record<string, string>>,
+    context: RequestContextService
+  ) => Effect.Effect<ReadonlyArray<string>, McpError.McpError>
+  /** Reads `uri` if it matches the template. */
+  readonly read: (
+    uri: string,
+    context: RequestContextService
+  ) => Effect.Effect<Mcp.ReadResourceResult, McpError.McpError> | undefined
+}
+
+/** The read result for a body. */
+export const toResult = (uri: string, mimeType: string | undefined, body: ResourceBody): Mcp.ReadResourceResult => {
+  const mime = mimeType === undefined ? {} : { mimeType }
+  if (typeof body === "string") return { contents: [{ uri, ...mime, text: body }] }
+  if (body instanceof Uint8Array) return { contents: [{ uri, ...mime, blob: Buffer.from(body).toString("base64") }] }
+  return { contents: body }
+}
+
+const run = <A, R>(
+  effect: Effect.Effect<A, McpError.McpError, R>,
+  context: Context.Context<Exclude<R, RequestContext>>,
+  ctx: RequestContextService
+) =>
+  effect.pipe(Effect.provideService(RequestContext, ctx), Effect.provide(context as Context.Context<unknown>)) as Effect.Effect<
+    A,
+    McpError.McpError
+  >
+
+/** Turns a definition into a resource. */
+export const make = <R>(def: Definition<R>, context: Context.Context<Exclude<R, RequestContext>>): Resource => {
+  const { read, ...descriptor } = def
+  return {
+    descriptor,
+    read: (ctx) => Effect.map(run(read, context, ctx), (body) => toResult(def.uri, def.mimeType, body))
+  }
+}
+
+/** Turns a template definition into a template. */
+export const makeTemplate = <P, R>(
+  def: TemplateDefinition<P, R>,
+  context: Context.Context<Exclude<R, RequestContext>>
+): Template => {
+  const { read, params, complete, list, ...descriptor } = def
+  const template = UriTemplate.make(def.uriTemplate)
+  const decode = params === undefined
+    ? (vars: Record<string, string>) => Effect.succeed(vars as P)
+    : Schema.decodeUnknown(params)
+  return {
+    descriptor,
+    template,
+    list: list === undefined ? undefined : (ctx) => run(list, context, ctx),
+    complete: (variable, value, args, ctx) => {
+      const completer = complete?.[variable]
+      return completer === undefined ? Effect.succeed([]) : run(completer(value, { arguments: args }), context, ctx)
+    },
+    read: (uri, ctx) => {
+      const vars = template.match(uri)
+      if (vars === undefined) return undefined
+      return decode(vars).pipe(
+        Effect.mapError((e) =>
+          e instanceof ParseResult.ParseError
+            ? new McpError.ResourceNotFound({ message: `Resource not found: ${uri} (${e.message})`, uri })
+            : e
+        ),
+        Effect.flatMap((p) => run(read(p, uri), context, ctx)),
+        Effect.map((body) => toResult(uri, def.mimeType, body))
+      )
+    }
+  }
+}

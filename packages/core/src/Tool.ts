@@ -1,0 +1,176 @@
+/**
+ * Tools: a name, Effect Schemas for input, output and typed failure, and a handler Effect.
+ * `make` turns a definition into the descriptor clients list (JSON Schemas generated from the
+ * Effect Schemas) and a call that decodes arguments, runs the handler and encodes its outcome:
+ * success as `structuredContent` (with an output schema) or content, a typed failure as an
+ * `isError: true` result, an `McpError` as a JSON-RPC error.
+ */
+import { type Mcp, McpError, Revision } from "@effect-mcp/schema"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { objectSchema } from "./internal/jsonSchema.js"
+import { RequestContext, type RequestContextService } from "./RequestContext.js"
+
+/** A failure a handler raises to return an `isError: true` result with a text message. */
+export class ToolError extends Data.TaggedError("ToolError")<{
+  readonly message: string
+  /** Extra content to return with the error text. */
+  readonly content?: ReadonlyArray<Mcp.ContentBlock>
+}> {}
+
+/** What a tool without an output schema may return: text, content blocks, or a whole result. */
+export type ToolContent = string | Mcp.ContentBlock | ReadonlyArray<Mcp.ContentBlock> | Mcp.CallToolResult
+
+/** The descriptor fields of a tool other than its schemas. */
+export interface ToolInfo {
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly annotations?: Mcp.ToolAnnotations
+  readonly icons?: ReadonlyArray<Mcp.Icon>
+  readonly execution?: Mcp.ToolExecution
+  readonly _meta?: Readonly<Record<string, unknown>>
+}
+
+/** A tool ready to be registered: its descriptor and its call, with its requirements provided. */
+export interface Tool {
+  /** The descriptor clients list. */
+  readonly descriptor: Mcp.Tool
+  /** Decodes arguments, runs the handler, encodes the outcome. */
+  readonly call: (
+    args: Readonly<Record<string, unknown>> | undefined,
+    context: RequestContextService
+  ) => Effect.Effect<Mcp.CallToolResult, McpError.McpError>
+}
+
+/** A tool definition whose success is described by an output schema. */
+export interface StructuredDefinition<I, II, O, OI, F, FI, R> extends ToolInfo {
+  readonly input: Schema.Schema<I, II, never>
+  readonly output: Schema.Schema<O, OI, never>
+  readonly failure?: Schema.Schema<F, FI, never>
+  readonly handler: (input: I) => Effect.Effect<O, F | ToolError | McpError.McpError, R>
+}
+
+/** A tool definition that returns content. */
+export interface ContentDefinition<I, II, F, FI, R> extends ToolInfo {
+  readonly input: Schema.Schema<I, II, never>
+  readonly output?: undefined
+  readonly failure?: Schema.Schema<F, FI, never>
+  readonly handler: (input: I) => Effect.Effect<ToolContent, F | ToolError | McpError.McpError, R>
+}
+
+/** Any tool definition. */
+export type Definition<I, II, O, OI, F, FI, R> =
+  | StructuredDefinition<I, II, O, OI, F, FI, R>
+  | ContentDefinition<I, II, F, FI, R>
+
+const text = (value: string): Mcp.TextContent => ({ type: "text", text: value })
+
+const isContentBlock = (u: unknown): u is Mcp.ContentBlock =>
+  typeof u === "object" && u !== null && !Array.isArray(u) && typeof (u as { type?: unknown }).type === "string"
+
+/** Normalises what a content handler returned into a result. */
+export const toResult = (value: ToolContent): Mcp.CallToolResult => {
+  if (typeof value === "string") return { content: [text(value)] }
+  if (Array.isArray(value)) return { content: value as ReadonlyArray<Mcp.ContentBlock> }
+  if (isContentBlock(value)) return { content: [value] }
+  return value as Mcp.CallToolResult
+}
+
+const asJsonText = (u: unknown) => (typeof u === "string" ? u : JSON.stringify(u))
+
+const encodeFailure = <F, FI>(failure: Schema.Schema<F, FI, never> | undefined, error: F) => {
+  if (failure === undefined) return { content: [text(String(error))], isError: true }
+  return Schema.encodeEither(failure)(error).pipe(
+    (e) =>
+      e._tag === "Right"
+        ? {
+          content: [text(asJsonText(e.right))],
+          isError: true,
+          ...(typeof e.right === "object" && e.right !== null && !Array.isArray(e.right)
+            ? { structuredContent: e.right }
+            : {})
+        }
+        : { content: [text(String(error))], isError: true }
+  )
+}
+
+const invalidArguments = (
+  name: string,
+  error: ParseResult.ParseError,
+  revision: Revision.Revision
+): Effect.Effect<Mcp.CallToolResult, McpError.InvalidParams> => {
+  const detail = ParseResult.TreeFormatter.formatErrorSync(error)
+  const message = `Invalid arguments for tool ${name}: ${detail}`
+  // From 2025-11-25 input validation errors are tool execution errors the model can correct.
+  return Revision.atLeast(revision, "2025-11-25")
+    ? Effect.succeed({ content: [text(message)], isError: true })
+    : Effect.fail(new McpError.InvalidParams({ message }))
+}
+
+const descriptorOf = <I, II, O, OI, F, FI, R>(def: Definition<I, II, O, OI, F, FI, R>): Mcp.Tool => {
+  const { handler: _h, input, output, failure: _f, ...info } = def
+  return {
+    ...info,
+    inputSchema: objectSchema(input) as Mcp.Tool["inputSchema"],
+    ...(output === undefined ? {} : { outputSchema: objectSchema(output) as NonNullable<Mcp.Tool["outputSchema"]> })
+  }
+}
+
+/** Turns a definition into a tool, capturing the handler's requirements from the given context. */
+export const make = <I, II, O, OI, F, FI, R>(
+  def: Definition<I, II, O, OI, F, FI, R>,
+  context: Context.Context<Exclude<R, RequestContext>>
+): Tool => {
+  const decodeInput = Schema.decodeUnknown(def.input, { errors: "all", onExcessProperty: "ignore" })
+  const encodeOutput = def.output === undefined ? undefined : Schema.encode(def.output)
+  const descriptor = descriptorOf(def)
+  const call: Tool["call"] = (args, ctx) =>
+    decodeInput(args ?? {}).pipe(
+      Effect.matchEffect({
+        onFailure: (error) => invalidArguments(def.name, error, ctx.revision),
+        onSuccess: (input) =>
+          (def.handler(input) as Effect.Effect<unknown, F | ToolError | McpError.McpError, R>).pipe(
+            Effect.flatMap((value): Effect.Effect<Mcp.CallToolResult, McpError.McpError> =>
+              encodeOutput === undefined
+                ? Effect.succeed(toResult(value as ToolContent))
+                : encodeOutput(value as O).pipe(
+                  Effect.map((structured) => ({ content: [text(asJsonText(structured))], structuredContent: structured })),
+                  Effect.catchAll((e) =>
+                    Effect.logError(`effect-mcp: tool ${def.name} returned a value its output schema rejects`, e).pipe(
+                      Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" })))
+                    )
+                  )
+                )
+            ),
+            Effect.catchAll((error: F | ToolError | McpError.McpError) => {
+              if (McpError.isMcpError(error)) return Effect.fail(error)
+              if (error instanceof ToolError) {
+                return Effect.succeed<Mcp.CallToolResult>({
+                  content: [text(error.message), ...(error.content ?? [])],
+                  isError: true
+                })
+              }
+              return Effect.succeed<Mcp.CallToolResult>(encodeFailure(def.failure, error as F))
+            }),
+            Effect.provideService(RequestContext, ctx),
+            Effect.provide(context as Context.Context<unknown>)
+          ) as Effect.Effect<Mcp.CallToolResult, McpError.McpError>
+      })
+    )
+  return { descriptor, call }
+}
+
+/** A tool definition, checked and inferred (identity at run time). */
+export const define: {
+  <I, II, O, OI, F = never, FI = never, R = never>(
+    def: StructuredDefinition<I, II, O, OI, F, FI, R>
+  ): StructuredDefinition<I, II, O, OI, F, FI, R>
+  <I, II, F = never, FI = never, R = never>(def: ContentDefinition<I, II, F, FI, R>): ContentDefinition<I, II, F, FI, R>
+} = <T>(def: T): T => def
+
+/** An empty input schema, for tools that take no arguments. */
+export const NoInput = Schema.Struct({})

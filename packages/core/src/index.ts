@@ -1,0 +1,36 @@
+/**
+ * @effect-mcp/core: the protocol engine, McpServer and McpClient, and the in-memory transport.
+ */
+
+/** Services that answer server→client requests on the client. */
+export * as ClientHandlers from "./ClientHandlers.js"
+
+/** Local errors. */
+export * as Errors from "./Errors.js"
+
+/** The in-memory transport. */
+export * as InMemoryTransport from "./InMemoryTransport.js"
+
+/** The MCP client. */
+export * as McpClient from "./McpClient.js"
+
+/** The MCP server. */
+export * as McpServer from "./McpServer.js"
+
+/** Test helpers (in-memory client and server). */
+export * as McpTest from "./McpTest.js"
+
+/** Prompt definitions. */
+export * as Prompt from "./Prompt.js"
+
+/** The context of a request inside a handler. */
+export * as RequestContext from "./RequestContext.js"
+
+/** Resource and template definitions. */
+export * as Resource from "./Resource.js"
+
+/** Tool definitions. */
+export * as Tool from "./Tool.js"
+
+/** The transport contract. */
+export * as Transport from "./Transport.js"

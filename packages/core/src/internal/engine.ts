@@ -1,0 +1,434 @@
+/**
+ * The protocol engine both sides share: reads frames from a Transport, runs each incoming request in
+ * its own fiber (a FiberMap keyed by request id), interrupts it on `notifications/cancelled`, and
+ * correlates our own outgoing requests with their responses through Deferreds, with progress,
+ * timeouts and cancellation on the wire. It knows nothing of MCP methods beyond cancellation and
+ * progress: the session above it (server or client) decides what each request means.
+ */
+import { JsonRpc, McpError } from "@effect-mcp/schema"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as FiberMap from "effect/FiberMap"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { ConnectionClosed } from "../Errors.js"
+import * as Transport from "../Transport.js"
+
+/** A progress update for one of our requests. */
+export interface Progress {
+  readonly progress: number
+  readonly total?: number
+  readonly message?: string
+}
+
+/** Options of one outgoing request. */
+export interface RequestOptions {
+  /** How long to wait for the response (default: the engine's, 60 s). */
+  readonly timeout?: Duration.DurationInput
+  /** Whether a progress notification restarts the timeout (default true). */
+  readonly resetTimeoutOnProgress?: boolean
+  /** A cap on the total time, however much progress arrives. */
+  readonly maxTotalTimeout?: Duration.DurationInput
+  /** Called for each progress notification; setting it attaches a progress token. */
+  readonly onProgress?: (progress: Progress) => void
+  /** The incoming request this request is made on behalf of. */
+  readonly relatedRequestId?: JsonRpc.RequestId
+}
+
+/** What can fail an outgoing request. */
+export type RequestFailure = McpError.McpError | ConnectionClosed | Transport.TransportError
+
+/** How the session answers what the peer sends. */
+export interface Handlers {
+  /** Answers one request; a failure is the error object to send. */
+  readonly onRequest: (
+    request: JsonRpc.Request,
+    frame: Transport.Frame
+  ) => Effect.Effect<Record<string, unknown>, JsonRpc.ErrorObject>
+  /** Handles one notification (cancellation and progress are the engine's and do not reach here). */
+  readonly onNotification: (notification: JsonRpc.Notification, frame: Transport.Frame) => Effect.Effect<void>
+  /** Whether a JSON array (a batch) is acceptable now (only from revision 2025-03-26 peers). */
+  readonly acceptsBatch: () => boolean
+}
+
+/** Engine settings. */
+export interface EngineOptions {
+  /** At most this many incoming requests run at once (default: unbounded). */
+  readonly concurrency?: number
+  /** The default timeout of outgoing requests (default 60 s). */
+  readonly defaultTimeout?: Duration.DurationInput
+}
+
+/** A running engine over one connection. */
+export interface Engine {
+  /** Sends a request and waits for its result. Interrupting the caller cancels it on the wire. */
+  readonly request: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options?: RequestOptions
+  ) => Effect.Effect<Record<string, unknown>, RequestFailure>
+  /** Sends a notification. */
+  readonly notify: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options?: Transport.SendOptions
+  ) => Effect.Effect<void, Transport.TransportError>
+  /** Completes when the connection has ended. */
+  readonly closed: Effect.Effect<void>
+  /** Whether the connection has ended. */
+  readonly isClosed: () => boolean
+  /** How many incoming requests are running. */
+  readonly inFlight: () => number
+  /** How many of our requests await a response. */
+  readonly pendingCount: () => number
+}
+
+interface Pending {
+  readonly method: string
+  readonly deferred: Deferred.Deferred<Record<string, unknown>, RequestFailure>
+  readonly onProgress: ((p: Progress) => void) | undefined
+  readonly resets: boolean
+  lastActivity: number
+}
+
+const internalError: JsonRpc.ErrorObject = { code: McpError.codes.InternalError, message: "Internal error" }
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const looksLikeResponse = (u: unknown): boolean => isRecord(u) && !("method" in u) && ("result" in u || "error" in u)
+
+/** Starts an engine over the current Transport; it runs until the transport ends or the scope closes. */
+export const make = (
+  handlers: Handlers,
+  options: EngineOptions = {}
+): Effect.Effect<Engine, never, Transport.Transport | Scope.Scope> =>
+  Effect.gen(function*() {
+    const transport = yield* Transport.Transport
+    const inflight = yield* FiberMap.make<JsonRpc.RequestId>()
+    const pending = new Map<JsonRpc.RequestId, Pending>()
+    const closedSignal = yield* Deferred.make<void>()
+    const semaphore = options.concurrency === undefined ? undefined : yield* Effect.makeSemaphore(options.concurrency)
+    const defaultTimeout = Duration.toMillis(options.defaultTimeout ?? Duration.seconds(60))
+    let closed = false
+    let nextId = 0
+    let running = 0
+
+    const send = (message: Transport.Outgoing, sendOptions?: Transport.SendOptions) =>
+      transport.send(message, sendOptions)
+
+    const sendQuietly = (message: Transport.Outgoing, sendOptions?: Transport.SendOptions) =>
+      send(message, sendOptions).pipe(
+        Effect.catchAll((e) => Effect.logDebug("effect-mcp: could not send a message", e.reason))
+      )
+
+    // ---------- incoming requests ----------
+
+    /** Runs a request's handler to the response it deserves (none when interrupted). */
+    const answer = (request: JsonRpc.Request, frame: Transport.Frame) =>
+      handlers.onRequest(request, frame).pipe(
+        Effect.map((result) => JsonRpc.success(request.id, result)),
+        Effect.catchAllCause((cause) => {
+          const failure = Cause.failureOption(cause)
+          if (Option.isSome(failure)) return Effect.succeed(JsonRpc.failure(request.id, failure.value))
+          if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+          return Effect.logError(`effect-mcp: the handler of ${request.method} failed`, cause).pipe(
+            Effect.as(JsonRpc.failure(request.id, internalError))
+          )
+        })
+      )
+
+    const bounded = <A, E>(effect: Effect.Effect<A, E>) =>
+      Effect.suspend(() => {
+        running++
+        return (semaphore === undefined ? effect : semaphore.withPermits(1)(effect)).pipe(
+          Effect.ensuring(Effect.sync(() => running--))
+        )
+      })
+
+    const startRequest = (request: JsonRpc.Request, frame: Transport.Frame) =>
+      Effect.suspend(() => {
+        if (FiberMap.unsafeHas(inflight, request.id)) {
+          return sendQuietly(
+            JsonRpc.failure(request.id, {
+              code: McpError.codes.InvalidRequest,
+              message: `Request id ${JSON.stringify(request.id)} is already in use by a request in flight`
+            })
+          )
+        }
+        const run = bounded(answer(request, frame)).pipe(
+          Effect.flatMap((response) => sendQuietly(response, { relatedRequestId: request.id }))
+        )
+        return FiberMap.run(inflight, request.id, run)
+      })
+
+    // ---------- responses to our requests ----------
+
+    const settle = (response: JsonRpc.Response) =>
+      Effect.suspend(() => {
+        const entry = response.id === null ? undefined : pending.get(response.id)
+        if (entry === undefined || response.id === null) {
+          return Effect.logWarning(`effect-mcp: dropped a response for unknown request id ${JSON.stringify(response.id)}`)
+        }
+        pending.delete(response.id)
+        return "error" in response
+          ? Deferred.fail(entry.deferred, McpError.fromWire(response.error))
+          : Deferred.succeed(entry.deferred, response.result)
+      })
+
+    // ---------- notifications the engine owns ----------
+
+    const onProgress = (params: Record<string, unknown> | undefined) =>
+      Effect.gen(function*() {
+        const token = params?.progressToken
+        const entry = typeof token === "string" || typeof token === "number" ? pending.get(token) : undefined
+        if (entry === undefined || entry.onProgress === undefined) {
+          return yield* Effect.logDebug(`effect-mcp: progress for unknown token ${JSON.stringify(token)}`)
+        }
+        if (typeof params?.progress !== "number") return
+        if (entry.resets) entry.lastActivity = yield* Clock.currentTimeMillis
+        const progress: Progress = { progress: params.progress }
+        const update = {
+          ...progress,
+          ...(typeof params.total === "number" ? { total: params.total } : {}),
+          ...(typeof params.message === "string" ? { message: params.message } : {})
+        }
+        entry.onProgress(update)
+      })
+
+    const onCancelled = (params: Record<string, unknown> | undefined) => {
+      const id = params?.requestId
+      return typeof id === "string" || typeof id === "number" ? FiberMap.remove(inflight, id) : Effect.void
+    }
+
+    // ---------- the reader ----------
+
+    const invalid = (u: unknown, reason: string) =>
+      looksLikeResponse(u)
+        ? Effect.logWarning(`effect-mcp: dropped an invalid response: ${reason}`)
+        : sendQuietly(JsonRpc.failure(JsonRpc.salvageId(u), { code: McpError.codes.InvalidRequest, message: reason }))
+
+    const handleMessage = (message: JsonRpc.Message, frame: Transport.Frame): Effect.Effect<void> => {
+      if (!("method" in message)) return settle(message)
+      if (JsonRpc.isRequest(message)) return Effect.asVoid(startRequest(message, frame))
+      switch (message.method) {
+        case "notifications/cancelled":
+          return onCancelled(message.params)
+        case "notifications/progress":
+          return onProgress(message.params)
+        default:
+          return handlers.onNotification(message, frame).pipe(
+            Effect.catchAllCause((cause) => Effect.logError(`effect-mcp: notification ${message.method} failed`, cause))
+          )
+      }
+    }
+
+    const handleBatch = (items: ReadonlyArray<unknown>, frame: Transport.Frame) =>
+      Effect.gen(function*() {
+        const slots: Array<Deferred.Deferred<Option.Option<JsonRpc.Message>>> = []
+        for (const item of items) {
+          const decoded = JsonRpc.decodeMessage(item)
+          if (Either.isLeft(decoded)) {
+            if (!looksLikeResponse(item)) {
+              const slot = yield* Deferred.make<Option.Option<JsonRpc.Message>>()
+              yield* Deferred.succeed(
+                slot,
+                Option.some(JsonRpc.failure(JsonRpc.salvageId(item), {
+                  code: McpError.codes.InvalidRequest,
+                  message: `Invalid request: ${decoded.left.message}`
+                }))
+              )
+              slots.push(slot)
+            }
+            continue
+          }
+          const message = decoded.right
+          if (!JsonRpc.isRequest(message)) {
+            yield* handleMessage(message, frame)
+            continue
+          }
+          const slot = yield* Deferred.make<Option.Option<JsonRpc.Message>>()
+          slots.push(slot)
+          if (FiberMap.unsafeHas(inflight, message.id)) {
+            yield* Deferred.succeed(
+              slot,
+              Option.some(JsonRpc.failure(message.id, {
+                code: McpError.codes.InvalidRequest,
+                message: `Request id ${JSON.stringify(message.id)} is already in use`
+              }))
+            )
+            continue
+          }
+          yield* FiberMap.run(
+            inflight,
+            message.id,
+            bounded(answer(message, frame)).pipe(
+              Effect.flatMap((response) => Deferred.succeed(slot, Option.some<JsonRpc.Message>(response))),
+              Effect.onInterrupt(() => Deferred.succeed(slot, Option.none()))
+            )
+          )
+        }
+        if (slots.length === 0) return
+        yield* Effect.forkScoped(
+          Effect.forEach(slots, Deferred.await).pipe(
+            Effect.flatMap((responses) => {
+              const out = responses.flatMap((r) => (Option.isSome(r) ? [r.value] : []))
+              return out.length === 0 ? Effect.void : sendQuietly(out)
+            })
+          )
+        )
+      })
+
+    const handleIncoming = (incoming: Transport.Incoming): Effect.Effect<void, never, Scope.Scope> => {
+      if (incoming._tag === "Malformed") {
+        return sendQuietly(
+          JsonRpc.failure(null, { code: McpError.codes.ParseError, message: `Parse error: ${incoming.reason}` })
+        )
+      }
+      const u = incoming.message
+      if (Array.isArray(u)) {
+        if (u.length === 0) {
+          return sendQuietly(
+            JsonRpc.failure(null, { code: McpError.codes.InvalidRequest, message: "Invalid request: empty batch" })
+          )
+        }
+        if (!handlers.acceptsBatch()) {
+          return sendQuietly(JsonRpc.failure(null, {
+            code: McpError.codes.InvalidRequest,
+            message: "Invalid request: JSON-RPC batches are only accepted from revision 2025-03-26 peers"
+          }))
+        }
+        return handleBatch(u, incoming)
+      }
+      const decoded = JsonRpc.decodeMessage(u)
+      return Either.isLeft(decoded)
+        ? invalid(u, `Invalid request: ${decoded.left.message}`)
+        : handleMessage(decoded.right, incoming)
+    }
+
+    const shutdown = (reason: string) =>
+      Effect.suspend(() => {
+        if (closed) return Effect.void
+        closed = true
+        const waiting = [...pending.values()]
+        pending.clear()
+        return Effect.forEach(waiting, (p) => Deferred.fail(p.deferred, new ConnectionClosed({ reason })), {
+          discard: true
+        }).pipe(
+          Effect.zipRight(FiberMap.clear(inflight)),
+          Effect.zipRight(Deferred.succeed(closedSignal, undefined))
+        )
+      })
+
+    yield* Effect.addFinalizer(() => shutdown("the connection's scope closed"))
+
+    yield* transport.incoming.pipe(
+      Stream.runForEach((incoming) => Effect.scoped(handleIncoming(incoming))),
+      Effect.matchCauseEffect({
+        onSuccess: () => shutdown("the peer closed the connection"),
+        onFailure: (cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? shutdown("the connection was interrupted")
+            : Effect.logDebug("effect-mcp: transport failed", cause).pipe(
+              Effect.zipRight(shutdown(`the transport failed: ${Cause.pretty(cause)}`))
+            )
+      }),
+      Effect.forkScoped
+    )
+
+    // ---------- outgoing requests ----------
+
+    const awaitResponse = (
+      entry: Pending,
+      id: JsonRpc.RequestId,
+      timeoutMs: number,
+      deadlineMs: number
+    ): Effect.Effect<Record<string, unknown>, RequestFailure> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const due = Math.min(entry.lastActivity + timeoutMs, deadlineMs)
+        if (now >= due) {
+          return Effect.fail(
+            new McpError.RequestTimeout({
+              message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${now - entry.lastActivity} ms`,
+              method: entry.method
+            })
+          )
+        }
+        return Deferred.await(entry.deferred).pipe(
+          Effect.timeoutTo({
+            duration: Duration.millis(due - now),
+            onSuccess: Effect.succeed,
+            onTimeout: () => awaitResponse(entry, id, timeoutMs, deadlineMs)
+          }),
+          Effect.flatten
+        )
+      })
+
+    const cancel = (id: JsonRpc.RequestId, reason: string, relatedRequestId: JsonRpc.RequestId | undefined) =>
+      closed
+        ? Effect.void
+        : sendQuietly(
+          JsonRpc.notification("notifications/cancelled", { requestId: id, reason }),
+          relatedRequestId === undefined ? undefined : { relatedRequestId }
+        )
+
+    const request: Engine["request"] = (method, params, requestOptions = {}) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          if (closed) return yield* new ConnectionClosed({ reason: "the connection has ended" })
+          const id = nextId++
+          const now = yield* Clock.currentTimeMillis
+          const deferred = yield* Deferred.make<Record<string, unknown>, RequestFailure>()
+          const entry: Pending = {
+            method,
+            deferred,
+            onProgress: requestOptions.onProgress,
+            resets: requestOptions.resetTimeoutOnProgress ?? true,
+            lastActivity: now
+          }
+          pending.set(id, entry)
+          const withToken = requestOptions.onProgress === undefined ? params : {
+            ...params,
+            _meta: { ...(isRecord(params?._meta) ? params._meta : {}), progressToken: id }
+          }
+          const related = requestOptions.relatedRequestId
+          const sendOptions = related === undefined ? undefined : { relatedRequestId: related }
+          const timeoutMs = requestOptions.timeout === undefined
+            ? defaultTimeout
+            : Duration.toMillis(requestOptions.timeout)
+          const deadline = requestOptions.maxTotalTimeout === undefined
+            ? Number.POSITIVE_INFINITY
+            : now + Duration.toMillis(requestOptions.maxTotalTimeout)
+          const exit = yield* restore(
+            send(JsonRpc.request(id, method, withToken), sendOptions).pipe(
+              Effect.zipRight(awaitResponse(entry, id, timeoutMs, deadline))
+            )
+          ).pipe(Effect.exit)
+          pending.delete(id)
+          if (Exit.isFailure(exit)) {
+            if (Exit.isInterrupted(exit)) yield* cancel(id, "The request was cancelled", related)
+            else if (Cause.failureOption(exit.cause).pipe(Option.exists((e) => e._tag === "RequestTimeout"))) {
+              yield* cancel(id, "The request timed out", related)
+            }
+          }
+          return yield* exit
+        })
+      )
+
+    const notify: Engine["notify"] = (method, params, sendOptions) =>
+      send(JsonRpc.notification(method, params), sendOptions)
+
+    return {
+      request,
+      notify,
+      closed: Deferred.await(closedSignal),
+      isClosed: () => closed,
+      inFlight: () => running,
+      pendingCount: () => pending.size
+    }
+  })

@@ -1,0 +1,20 @@
+/**
+ * JSON Schema for tool `inputSchema` / `outputSchema`, generated from Effect Schemas.
+ */
+import * as JSONSchema from "effect/JSONSchema"
+import type * as Schema from "effect/Schema"
+
+/** A JSON Schema object whose root is `type: "object"` (as MCP requires of tool schemas). */
+export const objectSchema = <A, I, R>(schema: Schema.Schema<A, I, R>): Record<string, unknown> => {
+  const raw = JSONSchema.make(schema) as unknown as Record<string, unknown>
+  const { $schema: _, ...rest } = raw
+  let root: Record<string, unknown> = rest
+  const defs = rest.$defs as Record<string, Record<string, unknown>> | undefined
+  if (typeof rest.$ref === "string" && defs !== undefined) {
+    const { $ref, $defs, ...siblings } = rest
+    const target = defs[String($ref).replace("#/$defs/", "")] ?? {}
+    root = { ...siblings, ...target, $defs }
+  }
+  if (root.type !== "object") root = { type: "object", ...root }
+  return root
+}
