@@ -110,6 +110,7 @@ export const make = (
 ): Effect.Effect<Engine, never, Transport.Transport | Scope.Scope> =>
   Effect.gen(function*() {
     const transport = yield* Transport.Transport
+    const scope = yield* Effect.scope
     const inflight = yield* FiberMap.make<JsonRpc.RequestId>()
     const pending = new Map<JsonRpc.RequestId, Pending>()
     const closedSignal = yield* Deferred.make<void>()
@@ -274,17 +275,18 @@ export const make = (
           )
         }
         if (slots.length === 0) return
-        yield* Effect.forkScoped(
+        yield* Effect.forkIn(
           Effect.forEach(slots, Deferred.await).pipe(
             Effect.flatMap((responses) => {
               const out = responses.flatMap((r) => (Option.isSome(r) ? [r.value] : []))
               return out.length === 0 ? Effect.void : sendQuietly(out)
             })
-          )
+          ),
+          scope
         )
       })
 
-    const handleIncoming = (incoming: Transport.Incoming): Effect.Effect<void, never, Scope.Scope> => {
+    const handleIncoming = (incoming: Transport.Incoming): Effect.Effect<void> => {
       if (incoming._tag === "Malformed") {
         return sendQuietly(
           JsonRpc.failure(null, { code: McpError.codes.ParseError, message: `Parse error: ${incoming.reason}` })
@@ -328,7 +330,7 @@ export const make = (
     yield* Effect.addFinalizer(() => shutdown("the connection's scope closed"))
 
     yield* transport.incoming.pipe(
-      Stream.runForEach((incoming) => Effect.scoped(handleIncoming(incoming))),
+      Stream.runForEach(handleIncoming),
       Effect.matchCauseEffect({
         onSuccess: () => shutdown("the peer closed the connection"),
         onFailure: (cause) =>
