@@ -204,8 +204,12 @@ export const resource = <R = never>(
   )
 
 /** Registers a resource template while the Layer is alive. */
-export const resourceTemplate = <P = Readonly<Record<string, string>>, R = never>(
-  def: Resource.TemplateDefinition<P, R>
+export const resourceTemplate = <
+  P = Readonly<Record<string, string>>,
+  R = never,
+  I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>
+>(
+  def: Resource.TemplateDefinition<P, R, I>
 ): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>> =>
   registered<R>(
     (server, context) => Effect.as(server.addTemplate(Resource.makeTemplate(def, context)), def.uriTemplate),
@@ -213,8 +217,12 @@ export const resourceTemplate = <P = Readonly<Record<string, string>>, R = never
   )
 
 /** Registers a prompt while the Layer is alive. */
-export const prompt = <A = {}, R = never>(
-  def: Prompt.Definition<A, R>
+export const prompt = <
+  A = {},
+  R = never,
+  I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>
+>(
+  def: Prompt.Definition<A, R, I>
 ): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>> =>
   registered<R>(
     (server, context) => Effect.as(server.addPrompt(Prompt.make(def, context)), def.name),

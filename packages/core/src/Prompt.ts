@@ -16,14 +16,14 @@ import type { Completer } from "./Resource.js"
 export type PromptBody = string | ReadonlyArray<Mcp.PromptMessage> | Mcp.GetPromptResult
 
 /** A prompt definition. */
-export interface Definition<A, R> {
+export interface Definition<A, R, I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>> {
   readonly name: string
   readonly title?: string
   readonly description?: string
   readonly icons?: ReadonlyArray<Mcp.Icon>
   readonly _meta?: Readonly<Record<string, unknown>>
   /** The arguments: a Struct whose encoded side is strings (as MCP sends them). */
-  readonly args?: Schema.Schema<A, Readonly<Record<string, string | undefined>>, never>
+  readonly args?: Schema.Schema<A, I, never>
   readonly complete?: Readonly<Record<string, Completer<R>>>
   readonly handler: (args: A) => Effect.Effect<PromptBody, McpError.McpError, R>
 }
@@ -43,20 +43,22 @@ export interface Prompt {
   ) => Effect.Effect<ReadonlyArray<string>, McpError.McpError>
 }
 
+/** The description Effect gives every plain string, which says nothing about an argument. */
+const builtInDescription = SchemaAST.getDescriptionAnnotation(SchemaAST.stringKeyword).pipe(Option.getOrUndefined)
+
 const argumentsOf = (schema: Schema.Schema.AnyNoContext | undefined): Array<Mcp.PromptArgument> => {
   if (schema === undefined) return []
   const ast = SchemaAST.encodedAST(schema.ast)
   if (!SchemaAST.isTypeLiteral(ast)) return []
   return ast.propertySignatures.map((p) => {
     const description = SchemaAST.getDescriptionAnnotation(p).pipe(
-      Option.orElse(() => SchemaAST.getDescriptionAnnotation(p.type))
+      Option.orElse(() => SchemaAST.getDescriptionAnnotation(p.type)),
+      Option.filter((d) => d !== builtInDescription)
     )
-    const title = SchemaAST.getTitleAnnotation(p.type)
     return {
       name: String(p.name),
       required: !p.isOptional,
-      ...(Option.isSome(description) ? { description: description.value } : {}),
-      ...(Option.isSome(title) ? { title: title.value } : {})
+      ...(Option.isSome(description) ? { description: description.value } : {})
     }
   })
 }
@@ -69,7 +71,9 @@ export const toResult = (body: PromptBody): Mcp.GetPromptResult => {
 }
 
 /** Turns a definition into a prompt. */
-export const make = <A, R>(def: Definition<A, R>, context: Context.Context<Exclude<R, RequestContext>>): Prompt => {
+export const make = <A, R, I extends Readonly<Record<string, string | undefined>>>(
+  def: Definition<A, R, I>,
+  context: Context.Context<Exclude<R, RequestContext>>): Prompt => {
   const { handler, args, complete, ...info } = def
   const decode = args === undefined ? () => Effect.succeed({} as A) : Schema.decodeUnknown(args)
   const run = <X>(effect: Effect.Effect<X, McpError.McpError, R>, ctx: RequestContextService) =>

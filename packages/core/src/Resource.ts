@@ -39,7 +39,7 @@ export type Completer<R> = (
 ) => Effect.Effect<ReadonlyArray<string>, McpError.McpError, R>
 
 /** A resource template definition; `params` decodes the URI's variables. */
-export interface TemplateDefinition<P, R> {
+export interface TemplateDefinition<P, R, I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>> {
   readonly uriTemplate: string
   readonly name: string
   readonly title?: string
@@ -48,7 +48,7 @@ export interface TemplateDefinition<P, R> {
   readonly annotations?: Mcp.Annotations
   readonly icons?: ReadonlyArray<Mcp.Icon>
   readonly _meta?: Readonly<Record<string, unknown>>
-  readonly params?: Schema.Schema<P, Readonly<Record<string, string>>, never>
+  readonly params?: Schema.Schema<P, I, never>
   readonly complete?: Readonly<Record<string, Completer<R>>>
   readonly list?: Effect.Effect<ReadonlyArray<Mcp.Resource>, McpError.McpError, R>
   readonly read: (params: P, uri: string) => Effect.Effect<ResourceBody, McpError.McpError, R>
@@ -106,8 +106,8 @@ export const make = <R>(def: Definition<R>, context: Context.Context<Exclude<R, 
 }
 
 /** Turns a template definition into a template. */
-export const makeTemplate = <P, R>(
-  def: TemplateDefinition<P, R>,
+export const makeTemplate = <P, R, I extends Readonly<Record<string, string | undefined>>>(
+  def: TemplateDefinition<P, R, I>,
   context: Context.Context<Exclude<R, RequestContext>>
 ): Template => {
   const { read, params, complete, list, ...descriptor } = def
