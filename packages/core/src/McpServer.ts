@@ -38,6 +38,10 @@ export interface Options {
   readonly requestTimeout?: Duration.DurationInput
   /** How long list changes are gathered before `list_changed` is sent (default 10 ms). */
   readonly listChangedDebounce?: Duration.DurationInput
+  /** The secret that authenticates multi-round-trip `requestState` (default: random per process). */
+  readonly requestStateKey?: string | Uint8Array
+  /** The cache hints of list, read and discover results under 2026-07-28 (default: 0 ms, private). */
+  readonly cache?: { readonly ttlMs?: number; readonly scope?: "private" | "public" }
   /** Capabilities declared even when nothing of that kind is registered yet (for definitions added later). */
   readonly capabilities?: {
     readonly tools?: boolean

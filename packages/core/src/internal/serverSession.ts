@@ -4,10 +4,13 @@
  * request, subscriptions, log level, and list_changed notifications.
  */
 import { Codec, type JsonRpc, type Mcp, McpError, Method, Revision } from "@effect-mcp/schema"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import type * as Scope from "effect/Scope"
 import type { McpServerService } from "../McpServer.js"
@@ -15,6 +18,7 @@ import * as RequestContext from "../RequestContext.js"
 import type * as Transport from "../Transport.js"
 import * as Engine from "./engine.js"
 import * as Pagination from "./pagination.js"
+import * as RequestState from "./requestState.js"
 
 /** A running server session. */
 export interface ServerSession {
@@ -23,6 +27,50 @@ export interface ServerSession {
 }
 
 type Params = Record<string, unknown> | undefined
+
+/** The client as one request sees it: from the handshake, or from the request's own `_meta` (2026-07-28). */
+interface Peer {
+  readonly capabilities: Mcp.ClientCapabilities
+  readonly clientInfo: Mcp.Implementation | undefined
+  /** The threshold of log messages; `null` means no log messages at all (2026-07-28 without a level). */
+  readonly logLevel: () => RequestContext.LoggingLevel | undefined | null
+  /** Sends (or, statelessly, asks the client to answer) a server→client request. */
+  readonly ask: (
+    method: string,
+    params: unknown,
+    required: Record<string, unknown>,
+    satisfied: boolean
+  ) => Effect.Effect<unknown, McpError.McpError>
+}
+
+/** A handler under 2026-07-28 needs an answer the client has not given yet: ends the attempt with input_required. */
+class InputRequired {
+  constructor(readonly key: string, readonly request: unknown) {}
+}
+
+const metaKeys = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId"
+} as const
+
+const inputTypes: Record<string, { readonly request: string; readonly result: string }> = {
+  "elicitation/create": { request: "ElicitRequest", result: "ElicitResult" },
+  "sampling/createMessage": { request: "CreateMessageRequest", result: "CreateMessageResult" },
+  "roots/list": { request: "ListRootsRequest", result: "ListRootsResult" }
+}
+
+const cacheable = new Set([
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "server/discover"
+])
 type Handler = (params: Params, ctx: RequestContext.RequestContextService) => Effect.Effect<unknown, McpError.McpError>
 
 const invalidParams = (message: string) => new McpError.InvalidParams({ message })
@@ -48,6 +96,8 @@ export const make = (
     let logLevel: RequestContext.LoggingLevel | undefined
     let ready = false
     const subscriptions = new Set<string>()
+    const signer = yield* RequestState.make(options.requestStateKey)
+    const cache = { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.scope ?? "private" }
 
     // The engine is created below; the context needs it lazily.
     let engine: Engine.Engine
@@ -107,24 +157,32 @@ export const make = (
         return decoded.right
       })
 
+    const handshakePeer = (rev: Revision.Revision, id: JsonRpc.RequestId): Peer => ({
+      capabilities: clientCapabilities,
+      clientInfo,
+      logLevel: () => logLevel,
+      ask: (method, params, required, satisfied) => clientRequest(method, rev, params, id, required, satisfied)
+    })
+
     const makeContext = (
       request: JsonRpc.Request,
       frame: Transport.Frame,
       rev: Revision.Revision,
       params: Params,
-      signal: () => AbortSignal
+      signal: () => AbortSignal,
+      peer: Peer
     ): RequestContext.RequestContextService => {
       const meta = record(params?._meta)
       const token = meta.progressToken
       const progressToken = typeof token === "string" || typeof token === "number" ? token : undefined
       const id = request.id
-      const caps = clientCapabilities
+      const caps = peer.capabilities
       const elicitation = record(caps.elicitation)
       return {
         requestId: id,
         method: request.method,
         revision: rev,
-        clientInfo,
+        clientInfo: peer.clientInfo,
         clientCapabilities: caps,
         meta,
         progressToken,
@@ -141,19 +199,20 @@ export const make = (
               ...(total === undefined ? {} : { total }),
               ...(message === undefined ? {} : { message })
             }, id),
-        log: (level, data, logger) =>
-          serverCapabilities.logging === undefined || !RequestContext.passes(level, logLevel)
+        log: (level, data, logger) => {
+          const threshold = peer.logLevel()
+          return serverCapabilities.logging === undefined || threshold === null ||
+              !RequestContext.passes(level, threshold)
             ? Effect.void
-            : notify("notifications/message", rev, { level, data, ...(logger === undefined ? {} : { logger }) }, id),
+            : notify("notifications/message", rev, { level, data, ...(logger === undefined ? {} : { logger }) }, id)
+        },
         elicit: (p) => {
           const url = (p as { mode?: string }).mode === "url"
           const has = caps.elicitation !== undefined &&
             (url ? elicitation.url !== undefined : elicitation.url === undefined || elicitation.form !== undefined)
-          return clientRequest(
+          return peer.ask(
             "elicitation/create",
-            rev,
             p,
-            id,
             { elicitation: url ? { url: {} } : { form: {} } },
             has
           ) as Effect.Effect<Mcp.ElicitResult, McpError.McpError>
@@ -162,17 +221,15 @@ export const make = (
           const needsTools = p.tools !== undefined && p.tools.length > 0
           const sampling = record(caps.sampling)
           const has = caps.sampling !== undefined && (!needsTools || sampling.tools !== undefined)
-          return clientRequest(
+          return peer.ask(
             "sampling/createMessage",
-            rev,
             p,
-            id,
             { sampling: needsTools ? { tools: {} } : {} },
             has
           ) as Effect.Effect<Mcp.CreateMessageResult, McpError.McpError>
         },
         listRoots: () =>
-          clientRequest("roots/list", rev, undefined, id, { roots: {} }, caps.roots !== undefined) as Effect.Effect<
+          peer.ask("roots/list", {}, { roots: {} }, caps.roots !== undefined) as Effect.Effect<
             Mcp.ListRootsResult,
             McpError.McpError
           >
@@ -180,6 +237,13 @@ export const make = (
     }
 
     // ---------- method handlers ----------
+
+    const listChangedMethod = {
+      tools: "notifications/tools/list_changed",
+      resources: "notifications/resources/list_changed",
+      prompts: "notifications/prompts/list_changed"
+    } as const
+    const debounce = options.listChangedDebounce ?? Duration.millis(10)
 
     const listed = <A>(items: ReadonlyArray<A>, params: Params, key: string) =>
       Effect.map(
@@ -191,8 +255,52 @@ export const make = (
       completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 }
     })
 
+    const listen: Handler = (params, ctx) =>
+      Effect.scoped(Effect.gen(function*() {
+        const wanted = record(params?.notifications)
+        const caps = record(server.capabilities())
+        const can = (kind: string, flag: string) => record(caps[kind])[flag] === true
+        const ack: Record<string, unknown> = {}
+        if (wanted.toolsListChanged === true && can("tools", "listChanged")) ack.toolsListChanged = true
+        if (wanted.promptsListChanged === true && can("prompts", "listChanged")) ack.promptsListChanged = true
+        if (wanted.resourcesListChanged === true && can("resources", "listChanged")) ack.resourcesListChanged = true
+        const uris = Array.isArray(wanted.resourceSubscriptions) && can("resources", "subscribe")
+          ? wanted.resourceSubscriptions.filter((u): u is string => typeof u === "string")
+          : []
+        if (Array.isArray(wanted.resourceSubscriptions) && can("resources", "subscribe")) ack.resourceSubscriptions = uris
+        const id = ctx.requestId
+        const meta = { [metaKeys.subscriptionId]: id }
+        const rev = ctx.revision
+        const changes = yield* PubSub.subscribe(server.changes)
+        const updates = yield* PubSub.subscribe(server.resourceUpdates)
+        yield* notify("notifications/subscriptions/acknowledged", rev, { _meta: meta, notifications: ack }, id)
+        const lists = Stream.fromQueue(changes).pipe(
+          Stream.filter((kind) => ack[`${kind}ListChanged`] === true),
+          Stream.groupedWithin(1024, debounce),
+          Stream.mapEffect((kinds) =>
+            Effect.forEach(new Set(kinds), (kind) => notify(listChangedMethod[kind], rev, { _meta: meta }, id), {
+              discard: true
+            })
+          )
+        )
+        const updated = Stream.fromQueue(updates).pipe(
+          Stream.filter((uri) => uris.includes(uri)),
+          Stream.mapEffect((uri) => notify("notifications/resources/updated", rev, { uri, _meta: meta }, id))
+        )
+        yield* Stream.runDrain(Stream.merge(lists, updated))
+        return { _meta: meta }
+      }))
+
     const handlers: Record<string, Handler> = {
       "ping": () => Effect.succeed({}),
+      "server/discover": () =>
+        Effect.succeed({
+          supportedVersions: [...Revision.all],
+          capabilities: server.capabilities(),
+          serverInfo: server.info,
+          ...(options.instructions === undefined ? {} : { instructions: options.instructions })
+        }),
+      "subscriptions/listen": listen,
       "logging/setLevel": (params) =>
         Effect.sync(() => {
           logLevel = params?.level as RequestContext.LoggingLevel
@@ -303,11 +411,118 @@ export const make = (
         return out
       })
 
+    /** The result as 2026-07-28 spells it: `resultType`, the server's identity, cache hints. */
+    const decorate = (method: string, result: unknown): Record<string, unknown> => {
+      const r = record(result)
+      return {
+        ...(cacheable.has(method) ? cache : {}),
+        ...r,
+        resultType: typeof r.resultType === "string" ? r.resultType : "complete",
+        _meta: { ...record(r._meta), [metaKeys.serverInfo]: server.info }
+      }
+    }
+
+    const statelessDispatch = (
+      request: JsonRpc.Request,
+      frame: Transport.Frame,
+      requested: unknown
+    ): Effect.Effect<Record<string, unknown>, McpError.McpError> =>
+      Effect.gen(function*() {
+        const method = request.method
+        if (!Revision.isRevision(requested) || !Revision.isStateless(requested)) {
+          return yield* new McpError.UnsupportedProtocolVersion({
+            message: `Unsupported protocol version: ${String(requested)}`,
+            supported: [...Revision.all],
+            requested: String(requested)
+          })
+        }
+        const rev = requested
+        const facts = Method.info(method)
+        if (facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)) {
+          return yield* methodNotFound(method)
+        }
+        const cap = facts.capability
+        if (cap !== undefined && cap.of === "server" && !Method.hasCapability(server.capabilities(), cap.path)) {
+          return yield* methodNotFound(method)
+        }
+        const handler = handlers[method]
+        if (handler === undefined) return yield* methodNotFound(method)
+        const decoded = Codec.decodeParams(method, rev, request.params)
+        if (Either.isLeft(decoded)) {
+          return yield* invalidParams(`Invalid params for ${method}: ${Codec.describe(decoded.left)}`)
+        }
+        const params = decoded.right as Params
+        const meta = record(params?._meta)
+        const target = String(params?.name ?? params?.uri ?? "")
+        // The answers gathered so far: the signed state of earlier rounds plus this round's responses.
+        let answers: Record<string, unknown> = {}
+        if (typeof params?.requestState === "string") {
+          const state = yield* signer.verify(params.requestState)
+          if (state === undefined || state.method !== method || state.target !== target) {
+            return yield* invalidParams("Invalid requestState: it was not issued by this server for this request")
+          }
+          answers = { ...state.answers }
+        }
+        answers = { ...answers, ...record(params?.inputResponses) }
+        let asked = 0
+        const ask: Peer["ask"] = (askMethod, askParams, required, satisfied) =>
+          Effect.suspend((): Effect.Effect<unknown, McpError.McpError> => {
+            if (!satisfied) {
+              return Effect.fail(
+                new McpError.MissingRequiredClientCapability({
+                  message: `${askMethod} needs a client capability this request did not declare`,
+                  requiredCapabilities: required
+                })
+              )
+            }
+            const types = inputTypes[askMethod]!
+            const key = `input-${asked++}`
+            if (key in answers) {
+              const answer = Codec.decode(rev, types.result, answers[key])
+              return Either.isRight(answer)
+                ? Effect.succeed(answer.right)
+                : Effect.fail(invalidParams(`Invalid input response ${key}: ${Codec.describe(answer.left)}`))
+            }
+            const encoded = Codec.encode(rev, types.request, { method: askMethod, params: askParams })
+            return Either.isRight(encoded)
+              ? Effect.die(new InputRequired(key, encoded.right))
+              : Effect.fail(invalidParams(`Invalid ${askMethod} params: ${Codec.describe(encoded.left)}`))
+          })
+        const level = meta[metaKeys.logLevel]
+        const peer: Peer = {
+          capabilities: record(meta[metaKeys.clientCapabilities]) as Mcp.ClientCapabilities,
+          clientInfo: meta[metaKeys.clientInfo] as Mcp.Implementation | undefined,
+          logLevel: () => (typeof level === "string" ? (level as RequestContext.LoggingLevel) : null),
+          ask
+        }
+        let controller: AbortController | undefined
+        const signal = () => (controller ??= new AbortController()).signal
+        const ctx = makeContext(request, frame, rev, params, signal, peer)
+        const result = yield* handler(params, ctx).pipe(
+          Effect.catchAllCause((cause) => {
+            const pending = Chunk.findFirst(Cause.defects(cause), (d): d is InputRequired => d instanceof InputRequired)
+            if (pending._tag === "None") return Effect.failCause(cause)
+            return Effect.map(
+              signer.sign({ method, target, answers }),
+              (requestState): unknown => ({
+                resultType: "input_required",
+                inputRequests: { [pending.value.key]: pending.value.request },
+                requestState
+              })
+            )
+          }),
+          Effect.onInterrupt(() => Effect.sync(() => controller?.abort()))
+        )
+        return yield* encodeResult(method, rev, decorate(method, result))
+      })
+
     const dispatch = (
       request: JsonRpc.Request,
       frame: Transport.Frame
     ): Effect.Effect<Record<string, unknown>, McpError.McpError> => {
       const method = request.method
+      const requested = record(record(request.params)._meta)[metaKeys.protocolVersion] ?? frame.revision
+      if (requested !== undefined && method !== "initialize") return statelessDispatch(request, frame, requested)
       if (method === "initialize") return initialize(request)
       const rev = revision
       if (rev === undefined) {
@@ -332,18 +547,25 @@ export const make = (
       const params = decoded.right as Params
       let controller: AbortController | undefined
       const signal = () => (controller ??= new AbortController()).signal
-      const ctx = makeContext(request, frame, rev, params, signal)
+      const ctx = makeContext(request, frame, rev, params, signal, handshakePeer(rev, request.id))
       return handler(params, ctx).pipe(
         Effect.flatMap((result) => encodeResult(method, rev, result)),
         Effect.onInterrupt(() => Effect.sync(() => controller?.abort()))
       )
     }
 
+    const errorRevision = (request: JsonRpc.Request, frame: Transport.Frame): Revision.Revision => {
+      const requested = record(record(request.params)._meta)[metaKeys.protocolVersion] ?? frame.revision
+      return Revision.isRevision(requested) && Revision.isStateless(requested)
+        ? requested
+        : revision ?? Revision.latestHandshake
+    }
+
     engine = yield* Engine.make({
       onRequest: (request, frame) =>
         Effect.mapError(
           dispatch(request, frame),
-          (e) => McpError.toWire(e, revision ?? Revision.latestHandshake)
+          (e) => McpError.toWire(e, errorRevision(request, frame))
         ),
       onNotification: (notification) => {
         switch (notification.method) {
@@ -358,12 +580,6 @@ export const make = (
 
     // ---------- server-pushed notifications ----------
 
-    const listChangedMethod = {
-      tools: "notifications/tools/list_changed",
-      resources: "notifications/resources/list_changed",
-      prompts: "notifications/prompts/list_changed"
-    } as const
-    const debounce = options.listChangedDebounce ?? Duration.millis(10)
 
     yield* Stream.fromPubSub(server.changes).pipe(
       Stream.groupedWithin(1024, debounce),
