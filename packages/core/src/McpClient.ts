@@ -4,6 +4,7 @@
  * and answers server→client requests through the optional ClientHandlers services.
  */
 import { Codec, type JsonRpc, type Mcp, McpError, Method, Revision } from "@effect-mcp/schema"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -53,8 +54,10 @@ export interface Options {
   readonly name: string
   readonly version: string
   readonly title?: string
-  /** Pin a revision instead of negotiating the newest (a handshake revision). */
+  /** Pin a revision instead of negotiating (2026-07-28 probes `server/discover`; older ones use `initialize`). */
   readonly revision?: Revision.Revision
+  /** At most this many `input_required` rounds per request under 2026-07-28 (default 8). */
+  readonly maxInputRounds?: number
   /** The default timeout of calls (default 60 s). */
   readonly requestTimeout?: Duration.DurationInput
   /** Extra capabilities to declare (experimental, extensions). */
@@ -113,8 +116,12 @@ export interface McpClientService {
   ) => Effect.Effect<Mcp.GetPromptResult, McpClientError>
   /** Asks for completions of an argument. */
   readonly complete: (params: Mcp.CompleteRequestParams) => Effect.Effect<Mcp.CompleteResult, McpClientError>
-  /** Sets the level of the log messages the server sends. */
+  /** Sets the level of the log messages the server sends (per request under 2026-07-28). */
   readonly setLoggingLevel: (level: Mcp.LoggingLevel) => Effect.Effect<void, McpClientError>
+  /** Opens a `subscriptions/listen` stream (2026-07-28): the acknowledgement, then the opted-in notifications. */
+  readonly listen: (filter: Mcp.SubscriptionFilter) => Stream.Stream<JsonRpc.Notification, McpClientError>
+  /** Whether the connection is stateless (2026-07-28). */
+  readonly stateless: boolean
   /** Every notification from the server. */
   readonly notifications: Stream.Stream<JsonRpc.Notification>
   /** Emits when the server's tool list changes. */
@@ -135,6 +142,25 @@ export interface McpClientService {
 export class McpClient extends Context.Tag("@effect-mcp/core/McpClient")<McpClient, McpClientService>() {}
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const metaKeys = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
+  serverInfo: "io.modelcontextprotocol/serverInfo"
+} as const
+
+const cacheableMethods = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list"])
+
+const inputParamTypes: Record<string, string> = {
+  "sampling/createMessage": "CreateMessageRequestParams",
+  "elicitation/create": "ElicitRequestParams",
+  "roots/list": "ListRootsRequestParams"
+}
+
+const record = (u: unknown): Record<string, unknown> => (isRecord(u) ? u : {})
 
 const capabilityName = (path: ReadonlyArray<string>) => path.join(".")
 
@@ -208,13 +234,48 @@ export const make = (
       acceptsBatch: () => false
     }, options.requestTimeout === undefined ? {} : { defaultTimeout: options.requestTimeout })
 
-    // ---------- the handshake ----------
+    // ---------- negotiation: server/discover first, initialize as the fallback ----------
+
+    const clientInfo = { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) }
+    let logLevel: Mcp.LoggingLevel | undefined
+    const statelessMeta = (rev: Revision.Revision) => ({
+      [metaKeys.protocolVersion]: rev,
+      [metaKeys.clientInfo]: clientInfo,
+      [metaKeys.clientCapabilities]: capabilities,
+      ...(logLevel === undefined ? {} : { [metaKeys.logLevel]: logLevel })
+    })
+    const wantsStateless = options.revision === undefined || Revision.isStateless(options.revision)
+    const discovered = wantsStateless
+      ? yield* engine.request("server/discover", { _meta: statelessMeta(Revision.stateless) }).pipe(
+        Effect.map((r) => Codec.decodeResult("server/discover", Revision.stateless, r)),
+        Effect.map((r) => (Either.isRight(r) ? (r.right as Mcp.DiscoverResult) : undefined)),
+        Effect.catchAll((e) =>
+          e._tag === "ConnectionClosed" || e._tag === "TransportError"
+            ? Effect.fail(new HandshakeFailed({ reason: `server/discover failed: ${describe(e)}`, cause: e }))
+            : Effect.succeed(undefined)
+        )
+      )
+      : undefined
+    if (discovered !== undefined && discovered.supportedVersions.includes(Revision.stateless)) {
+      return yield* finish(build({
+        revision: Revision.stateless,
+        stateless: true,
+        serverInfo: (discovered._meta?.[metaKeys.serverInfo] as Mcp.Implementation | undefined) ??
+          { name: "unknown", version: "unknown" },
+        serverCapabilities: discovered.capabilities,
+        instructions: discovered.instructions
+      }))
+    }
+    if (options.revision !== undefined && Revision.isStateless(options.revision)) {
+      return yield* new HandshakeFailed({ reason: "the client is pinned to 2026-07-28 but the server does not speak it" })
+    }
+    if (wantsStateless) revision = Revision.latestHandshake
 
     const requested = revision
     const initResult = yield* engine.request("initialize", {
       protocolVersion: requested,
       capabilities,
-      clientInfo: { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) }
+      clientInfo
     }).pipe(Effect.mapError((cause) => new HandshakeFailed({ reason: `initialize failed: ${describe(cause)}`, cause })))
     const negotiated = initResult.protocolVersion
     if (!Revision.isRevision(negotiated) || Revision.isStateless(negotiated)) {
@@ -234,14 +295,38 @@ export const make = (
     yield* engine.notify("notifications/initialized", undefined).pipe(
       Effect.mapError((cause) => new HandshakeFailed({ reason: "could not send notifications/initialized", cause }))
     )
-    const serverCapabilities = initialized.capabilities
+    return yield* finish(build({
+      revision,
+      stateless: false,
+      serverInfo: initialized.serverInfo,
+      serverCapabilities: initialized.capabilities,
+      instructions: initialized.instructions
+    }))
 
-    if (Option.isSome(roots) && roots.value.changes !== undefined) {
-      yield* roots.value.changes.pipe(
-        Stream.runForEach(() => Effect.ignore(engine.notify("notifications/roots/list_changed", undefined))),
-        Effect.forkScoped
-      )
+    function finish(service: McpClientService) {
+      return Effect.gen(function*() {
+        if (Option.isSome(roots) && roots.value.changes !== undefined && !service.stateless) {
+          yield* roots.value.changes.pipe(
+            Stream.runForEach(() => Effect.ignore(engine.notify("notifications/roots/list_changed", undefined))),
+            Effect.forkScoped
+          )
+        }
+        return service
+      })
     }
+
+    function build(connection: {
+      readonly revision: Revision.Revision
+      readonly stateless: boolean
+      readonly serverInfo: Mcp.Implementation
+      readonly serverCapabilities: Mcp.ServerCapabilities
+      readonly instructions: string | undefined
+    }): McpClientService {
+    const { serverCapabilities, stateless } = connection
+    revision = connection.revision
+    const maxRounds = options.maxInputRounds ?? 8
+    const listCache = new Map<string, { readonly expires: number; readonly result: unknown }>()
+
 
     // ---------- calls ----------
 
@@ -259,21 +344,81 @@ export const make = (
         if (cap !== undefined && cap.of === "server" && !Method.hasCapability(serverCapabilities, cap.path)) {
           return Effect.fail(new CapabilityMissing({ method, of: "server", capability: capabilityName(cap.path) }))
         }
-        const encoded = Codec.encodeParams(method, revision, params)
+        const withMeta = stateless
+          ? { ...(params as object | undefined), _meta: { ...record(record(params)._meta), ...statelessMeta(revision) } }
+          : params
+        const encoded = Codec.encodeParams(method, revision, withMeta)
         if (Either.isLeft(encoded)) {
           return Effect.fail(new ProtocolViolation({ reason: `invalid ${method} params: ${Codec.describe(encoded.left)}` }))
         }
-        return engine.request(method, encoded.right as Record<string, unknown> | undefined, callOptions).pipe(
-          Effect.flatMap((result) => {
-            const decoded = Codec.decodeResult(method, revision, result)
-            return Either.isRight(decoded)
-              ? Effect.succeed(decoded.right as Method.ClientRequests[M]["result"])
-              : Effect.fail(
-                new ProtocolViolation({ reason: `the server's ${method} result is invalid: ${Codec.describe(decoded.left)}` })
-              )
-          })
-        )
+        const base = encoded.right as Record<string, unknown> | undefined
+        const decodeOne = (result: Record<string, unknown>) => {
+          const decoded = Codec.decodeResult(method, revision, result)
+          return Either.isRight(decoded)
+            ? Effect.succeed(decoded.right as Method.ClientRequests[M]["result"])
+            : Effect.fail(
+              new ProtocolViolation({ reason: `the server's ${method} result is invalid: ${Codec.describe(decoded.left)}` })
+            )
+        }
+        if (!stateless) return Effect.flatMap(engine.request(method, base, callOptions), decodeOne)
+        const cacheKey = cacheableMethods.has(method) ? `${method} ${JSON.stringify(base ?? {})}` : undefined
+        return Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const hit = cacheKey === undefined ? undefined : listCache.get(cacheKey)
+          if (hit !== undefined && hit.expires > now) return hit.result as Method.ClientRequests[M]["result"]
+          let extra: Record<string, unknown> = {}
+          for (let round = 0;; round++) {
+            const raw = yield* engine.request(method, { ...base, ...extra }, callOptions)
+            if (raw.resultType !== "input_required") {
+              const result = yield* decodeOne(raw)
+              const ttl = (result as { ttlMs?: number }).ttlMs
+              if (cacheKey !== undefined && typeof ttl === "number" && ttl > 0) {
+                listCache.set(cacheKey, { expires: (yield* Clock.currentTimeMillis) + ttl, result })
+              }
+              return result
+            }
+            if (round >= maxRounds) {
+              return yield* new ProtocolViolation({ reason: `${method} still required input after ${maxRounds} rounds` })
+            }
+            const inputRequests = record(raw.inputRequests)
+            const inputResponses: Record<string, unknown> = {}
+            for (const [key, input] of Object.entries(inputRequests)) {
+              inputResponses[key] = yield* answerInput(record(input))
+            }
+            extra = {
+              inputResponses,
+              ...(typeof raw.requestState === "string" ? { requestState: raw.requestState } : {})
+            }
+          }
+        })
       })
+
+    const answerInput = (input: Record<string, unknown>): Effect.Effect<unknown, McpClientError> => {
+      const method = String(input.method)
+      const params = input.params
+      const run = <A>(handler: (p: never) => Effect.Effect<A, McpError.McpError>) => {
+        const decoded = Codec.decode(revision, inputParamTypes[method] ?? "", params ?? {})
+        return Either.isLeft(decoded)
+          ? Effect.fail(new ProtocolViolation({ reason: `invalid ${method} input request: ${Codec.describe(decoded.left)}` }))
+          : handler(decoded.right as never)
+      }
+      switch (method) {
+        case "sampling/createMessage":
+          return Option.isSome(sampling)
+            ? run(sampling.value.createMessage)
+            : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "sampling" }))
+        case "elicitation/create":
+          return Option.isSome(elicitation)
+            ? run(elicitation.value.elicit)
+            : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "elicitation" }))
+        case "roots/list":
+          return Option.isSome(roots)
+            ? Effect.map(roots.value.roots, (r) => ({ roots: r }))
+            : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "roots" }))
+        default:
+          return Effect.fail(new ProtocolViolation({ reason: `unknown input request ${method}` }))
+      }
+    }
 
     const allPages = <A>(
       fetch: (cursor: string | undefined) => Effect.Effect<{ readonly nextCursor?: string }, McpClientError>,
@@ -353,9 +498,9 @@ export const make = (
 
     return {
       revision,
-      serverInfo: initialized.serverInfo,
+      serverInfo: connection.serverInfo,
       serverCapabilities,
-      instructions: initialized.instructions,
+      instructions: connection.instructions,
       request,
       ping: (o) => Effect.asVoid(request("ping", undefined, o)),
       listTools,
@@ -373,7 +518,33 @@ export const make = (
       listPrompts: () => allPages((c) => request("prompts/list", paged(c)), (p: Mcp.ListPromptsResult) => p.prompts),
       getPrompt: (name, args, o) => request("prompts/get", args === undefined ? { name } : { name, arguments: args }, o),
       complete: (params) => request("completion/complete", params),
-      setLoggingLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
+      setLoggingLevel: (level) =>
+        stateless
+          ? Effect.sync(() => {
+            logLevel = level
+          })
+          : Effect.asVoid(request("logging/setLevel", { level })),
+      listen: (filter) =>
+        Stream.unwrapScoped(
+          Effect.gen(function*() {
+            const queue = yield* PubSub.subscribe(notifications)
+            let id: JsonRpc.RequestId | undefined
+            const call = yield* Effect.forkScoped(
+              engine.request("subscriptions/listen", { notifications: filter, _meta: statelessMeta(revision) }, {
+                onId: (i) => {
+                  id = i
+                },
+                timeout: "365 days"
+              })
+            )
+            const ours = Stream.fromQueue(queue).pipe(
+              Stream.filter((n) => id !== undefined && record(n.params?._meta)[metaKeys.subscriptionId] === id)
+            )
+            const ended = Stream.fromEffect(Effect.asVoid(Effect.either(call.await))).pipe(Stream.drain)
+            return Stream.merge(ours, ended, { haltStrategy: "either" })
+          })
+        ),
+      stateless,
       notifications: Stream.fromPubSub(notifications),
       toolListChanged: Stream.as(byMethod("notifications/tools/list_changed"), undefined),
       resourceListChanged: Stream.as(byMethod("notifications/resources/list_changed"), undefined),
@@ -385,6 +556,7 @@ export const make = (
         Stream.map((n) => n.params as unknown as Mcp.LoggingMessageNotificationParams)
       ),
       closed: engine.closed
+    }
     }
   })
 

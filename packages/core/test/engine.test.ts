@@ -316,7 +316,7 @@ describe("lifecycle", () => {
   it.scoped("the connection ending fails pending outgoing requests with ConnectionClosed", () =>
     Effect.gen(function*() {
       const server = yield* rawServer
-      const client = yield* Effect.fork(McpClient.make({ name: "c", version: "1" }).pipe(Effect.provide(server.layer)))
+      const client = yield* Effect.fork(McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer)))
       yield* server.acceptHandshake
       const connected = yield* Fiber.join(client)
       const call = yield* Effect.fork(Effect.either(connected.callTool("anything", {})))
@@ -355,7 +355,7 @@ describe("capabilities", () => {
   it.scoped("without a handler the client answers server→client requests with -32601", () =>
     Effect.gen(function*() {
       const server = yield* rawServer
-      const client = yield* Effect.fork(McpClient.make({ name: "c", version: "1" }).pipe(Effect.provide(server.layer)))
+      const client = yield* Effect.fork(McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer)))
       const init = yield* server.acceptHandshake
       expect(init.params.capabilities).toEqual({})
       yield* Fiber.join(client)

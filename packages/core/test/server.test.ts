@@ -13,6 +13,7 @@ import * as TestClock from "effect/TestClock"
 import { connect, rawPeer } from "./helpers.js"
 
 const info = { name: "server-test", version: "1.0.0" }
+const handshake = { client: { name: "c", version: "1", revision: "2025-11-25" as const } }
 const serverOf = <E, R>(defs: Layer.Layer<never, E, R>, options: Partial<McpServer.Options> = {}) =>
   defs.pipe(Layer.provideMerge(McpServer.layer({ ...info, ...options })))
 
@@ -61,7 +62,7 @@ describe("tools", () => {
       const rpc = yield* Effect.either(client.callTool("strict", { mode: "rpc" }))
       expect(Either.isLeft(rpc) && rpc.left).toMatchObject({ _tag: "InvalidParams", message: "mode rpc is not allowed" })
       const tool = yield* client.callTool("strict", { mode: "tool" })
-      expect(tool).toEqual({ content: [{ type: "text", text: "the model should retry" }], isError: true })
+      expect(tool).toMatchObject({ content: [{ type: "text", text: "the model should retry" }], isError: true })
     }))
 
   it.scoped("invalid arguments: an isError result from 2025-11-25, -32602 before", () =>
@@ -157,7 +158,7 @@ describe("tools", () => {
       let registry: McpServer.McpServerService | undefined
       const client = yield* connect(server.pipe(Layer.tap((ctx) => Effect.sync(() => {
         registry = Context.get(ctx, McpServer.McpServer)
-      }))))
+      }))), handshake)
       const changes = yield* client.toolListChanged.pipe(Stream.take(1), Stream.runCollect, Effect.fork)
       yield* Effect.yieldNow()
       const extra = Tool.make({ name: "extra", input: Schema.Struct({}), handler: () => Effect.succeed("x") }, Context.empty())
@@ -288,7 +289,7 @@ describe("resources, templates, prompts, completion", () => {
       let registry: McpServer.McpServerService | undefined
       const client = yield* connect(server.pipe(Layer.tap((ctx) => Effect.sync(() => {
         registry = Context.get(ctx, McpServer.McpServer)
-      }))))
+      }))), handshake)
       const updates = yield* client.resourceUpdated.pipe(Stream.take(1), Stream.runCollect, Effect.fork)
       yield* Effect.yieldNow()
       yield* client.subscribe("file:///readme.md")
@@ -312,7 +313,7 @@ describe("logging", () => {
             return "done"
           })
       })
-      const client = yield* connect(serverOf(Chatty))
+      const client = yield* connect(serverOf(Chatty), handshake)
       const messages = yield* client.logMessages.pipe(Stream.take(3), Stream.runCollect, Effect.fork)
       yield* Effect.yieldNow()
       yield* client.callTool("chatty", {})

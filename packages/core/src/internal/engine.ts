@@ -39,6 +39,8 @@ export interface RequestOptions {
   readonly onProgress?: (progress: Progress) => void
   /** The incoming request this request is made on behalf of. */
   readonly relatedRequestId?: JsonRpc.RequestId
+  /** Called with the id the request is sent under (e.g. to recognise notifications tagged with it). */
+  readonly onId?: (id: JsonRpc.RequestId) => void
 }
 
 /** What can fail an outgoing request. */
@@ -394,6 +396,7 @@ export const make = (
             lastActivity: now
           }
           pending.set(id, entry)
+          requestOptions.onId?.(id)
           const withToken = requestOptions.onProgress === undefined ? params : {
             ...params,
             _meta: { ...(isRecord(params?._meta) ? params._meta : {}), progressToken: id }

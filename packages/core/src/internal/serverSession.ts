@@ -297,7 +297,6 @@ export const make = (
         Effect.succeed({
           supportedVersions: [...Revision.all],
           capabilities: server.capabilities(),
-          serverInfo: server.info,
           ...(options.instructions === undefined ? {} : { instructions: options.instructions })
         }),
       "subscriptions/listen": listen,
