@@ -340,7 +340,7 @@ export const make = (
         if (facts === undefined || !facts.revisions.includes(revision)) {
           return Effect.fail(new McpError.MethodNotFound({ message: `${method} does not exist in revision ${revision}`, method }))
         }
-        const cap = facts.capability
+        const cap = Method.requirement(method, revision)
         if (cap !== undefined && cap.of === "server" && !Method.hasCapability(serverCapabilities, cap.path)) {
           return Effect.fail(new CapabilityMissing({ method, of: "server", capability: capabilityName(cap.path) }))
         }

@@ -4,7 +4,7 @@
  */
 import type * as Domain from "./generated/Domain.js"
 import { type MethodFacts, type MethodShape, methods } from "./generated/methods.js"
-import type * as Revision from "./Revision.js"
+import * as Revision from "./Revision.js"
 
 export type { MethodFacts, MethodShape }
 
@@ -14,6 +14,8 @@ export interface CapabilityRequirement {
   readonly of: "server" | "client"
   /** The path into that side's capabilities, e.g. `["resources", "subscribe"]`. */
   readonly path: ReadonlyArray<string>
+  /** The first revision whose capabilities have this path (earlier ones need no declaration). */
+  readonly since?: Revision.Revision
 }
 
 /** One row of the method table. */
@@ -26,7 +28,7 @@ const server = (...path: Array<string>): CapabilityRequirement => ({ of: "server
 const client = (...path: Array<string>): CapabilityRequirement => ({ of: "client", path })
 
 const capabilities: Readonly<Record<string, CapabilityRequirement>> = {
-  "completion/complete": server("completions"),
+  "completion/complete": { of: "server", path: ["completions"], since: "2025-03-26" },
   "logging/setLevel": server("logging"),
   "prompts/get": server("prompts"),
   "prompts/list": server("prompts"),
@@ -55,6 +57,12 @@ export const table: ReadonlyMap<string, MethodInfo> = new Map(
 
 /** The row of a method, if any revision has it. */
 export const info = (method: string): MethodInfo | undefined => table.get(method)
+
+/** The capability `method` needs under `revision`, if any. */
+export const requirement = (method: string, revision: Revision.Revision): CapabilityRequirement | undefined => {
+  const cap = table.get(method)?.capability
+  return cap !== undefined && (cap.since === undefined || Revision.atLeast(revision, cap.since)) ? cap : undefined
+}
 
 /** How `revision` spells `method`, or undefined when that revision does not have it. */
 export const shape = (method: string, revision: Revision.Revision): MethodShape | undefined =>

@@ -440,7 +440,7 @@ export const make = (
         if (facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)) {
           return yield* methodNotFound(method)
         }
-        const cap = facts.capability
+        const cap = Method.requirement(method, rev)
         if (cap !== undefined && cap.of === "server" && !Method.hasCapability(server.capabilities(), cap.path)) {
           return yield* methodNotFound(method)
         }
@@ -533,7 +533,7 @@ export const make = (
       if (facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)) {
         return Effect.fail(methodNotFound(method))
       }
-      const cap = facts.capability
+      const cap = Method.requirement(method, rev)
       if (cap !== undefined && cap.of === "server" && !Method.hasCapability(serverCapabilities, cap.path)) {
         return Effect.fail(methodNotFound(method))
       }
