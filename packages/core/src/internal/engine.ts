@@ -65,6 +65,8 @@ export interface EngineOptions {
   readonly concurrency?: number
   /** The default timeout of outgoing requests (default 60 s). */
   readonly defaultTimeout?: Duration.DurationInput
+  /** How often expired requests are swept (default 50 ms): timeouts fire at most this late. */
+  readonly timeoutResolution?: Duration.DurationInput
 }
 
 /** A running engine over one connection. */
@@ -93,6 +95,8 @@ export interface Engine {
 
 interface Pending {
   readonly method: string
+  readonly timeoutMs: number
+  readonly deadlineMs: number
   readonly deferred: Deferred.Deferred<Record<string, unknown>, RequestFailure>
   readonly onProgress: ((p: Progress) => void) | undefined
   readonly resets: boolean
@@ -332,7 +336,7 @@ export const make = (
     yield* Effect.addFinalizer(() => shutdown("the connection's scope closed"))
 
     yield* transport.incoming.pipe(
-      Stream.runForEach(handleIncoming),
+      Stream.runForEachChunk((chunk) => Effect.forEach(chunk, handleIncoming, { discard: true })),
       Effect.matchCauseEffect({
         onSuccess: () => shutdown("the peer closed the connection"),
         onFailure: (cause) =>
@@ -347,31 +351,34 @@ export const make = (
 
     // ---------- outgoing requests ----------
 
-    const awaitResponse = (
-      entry: Pending,
-      id: JsonRpc.RequestId,
-      timeoutMs: number,
-      deadlineMs: number
-    ): Effect.Effect<Record<string, unknown>, RequestFailure> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const due = Math.min(entry.lastActivity + timeoutMs, deadlineMs)
-        if (now >= due) {
-          return Effect.fail(
+    // One sweeper per connection fails expired requests, so a request costs no timer of its own.
+    const resolution = Duration.toMillis(options.timeoutResolution ?? Duration.millis(50))
+    const sweeperIdle = yield* Effect.makeLatch(false)
+    const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.suspend(() => {
+        const expired: Array<[JsonRpc.RequestId, Pending]> = []
+        for (const [id, entry] of pending) {
+          if (now >= Math.min(entry.lastActivity + entry.timeoutMs, entry.deadlineMs)) expired.push([id, entry])
+        }
+        if (pending.size === expired.length) sweeperIdle.unsafeClose()
+        return Effect.forEach(expired, ([id, entry]) => {
+          pending.delete(id)
+          return Deferred.fail(
+            entry.deferred,
             new McpError.RequestTimeout({
               message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${now - entry.lastActivity} ms`,
               method: entry.method
             })
           )
-        }
-        return Deferred.await(entry.deferred).pipe(
-          Effect.timeoutTo({
-            duration: Duration.millis(due - now),
-            onSuccess: Effect.succeed,
-            onTimeout: () => awaitResponse(entry, id, timeoutMs, deadlineMs)
-          }),
-          Effect.flatten
-        )
+        }, { discard: true })
       })
+    )
+    yield* sweeperIdle.await.pipe(
+      Effect.zipRight(Effect.sleep(Duration.millis(resolution))),
+      Effect.zipRight(sweep),
+      Effect.forever,
+      Effect.forkScoped
+    )
 
     const cancel = (id: JsonRpc.RequestId, reason: string, relatedRequestId: JsonRpc.RequestId | undefined) =>
       closed
@@ -388,14 +395,23 @@ export const make = (
           const id = nextId++
           const now = yield* Clock.currentTimeMillis
           const deferred = yield* Deferred.make<Record<string, unknown>, RequestFailure>()
+          const timeoutMs = requestOptions.timeout === undefined
+            ? defaultTimeout
+            : Duration.toMillis(requestOptions.timeout)
+          const deadlineMs = requestOptions.maxTotalTimeout === undefined
+            ? Number.POSITIVE_INFINITY
+            : now + Duration.toMillis(requestOptions.maxTotalTimeout)
           const entry: Pending = {
             method,
+            timeoutMs,
+            deadlineMs,
             deferred,
             onProgress: requestOptions.onProgress,
             resets: requestOptions.resetTimeoutOnProgress ?? true,
             lastActivity: now
           }
           pending.set(id, entry)
+          sweeperIdle.unsafeOpen()
           requestOptions.onId?.(id)
           const withToken = requestOptions.onProgress === undefined ? params : {
             ...params,
@@ -403,15 +419,9 @@ export const make = (
           }
           const related = requestOptions.relatedRequestId
           const sendOptions = related === undefined ? undefined : { relatedRequestId: related }
-          const timeoutMs = requestOptions.timeout === undefined
-            ? defaultTimeout
-            : Duration.toMillis(requestOptions.timeout)
-          const deadline = requestOptions.maxTotalTimeout === undefined
-            ? Number.POSITIVE_INFINITY
-            : now + Duration.toMillis(requestOptions.maxTotalTimeout)
           const exit = yield* restore(
             send(JsonRpc.request(id, method, withToken), sendOptions).pipe(
-              Effect.zipRight(awaitResponse(entry, id, timeoutMs, deadline))
+              Effect.zipRight(Deferred.await(deferred))
             )
           ).pipe(Effect.exit)
           pending.delete(id)

@@ -1,0 +1,103 @@
+// Workload: in-memory tools/call round trips, effect-mcp against @modelcontextprotocol/sdk 1.32's
+// InMemoryTransport, interleaved in one run. Reports calls per second and CPU µs per call, sequential
+// and 64 in flight, as medians of several runs, with the same-run ratio (ours / theirs for calls/s).
+import { McpClient, McpServer, McpTest } from "@effect-mcp/core"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { McpServer as SdkServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import { z } from "zod"
+
+export const name = "in-memory tools/call"
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 5000)
+const RUNS = Number(process.env.BENCH_RUNS ?? 5)
+const IN_FLIGHT = 64
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/** Runs `call` CALLS times with `concurrency` in flight; returns calls/s and CPU µs per call. */
+const measure = async (call, concurrency) => {
+  let next = 0
+  const cpu0 = process.cpuUsage()
+  const t0 = process.hrtime.bigint()
+  const worker = async () => {
+    while (next < CALLS) {
+      next++
+      await call()
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9
+  const cpu = process.cpuUsage(cpu0)
+  return { rps: CALLS / seconds, cpuUs: (cpu.user + cpu.system) / CALLS }
+}
+
+const ours = async () => {
+  const Echo = McpServer.tool({
+    name: "echo",
+    input: Schema.Struct({ text: Schema.String }),
+    handler: ({ text }) => Effect.succeed(text)
+  })
+  const server = Echo.pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" })))
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(McpTest.layer(server), scope))
+  const client = Context.get(context, McpClient.McpClient)
+  const run = (effect) => Effect.runPromise(effect)
+  return {
+    call: () => run(client.callTool("echo", { text: "hello" })),
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+const theirs = async () => {
+  const server = new SdkServer({ name: "bench", version: "1" })
+  server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: "text", text }]
+  }))
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
+  await server.connect(serverTransport)
+  const client = new Client({ name: "bench-client", version: "1" })
+  await client.connect(clientTransport)
+  return {
+    call: () => client.callTool({ name: "echo", arguments: { text: "hello" } }),
+    close: async () => {
+      await client.close()
+      await server.close()
+    }
+  }
+}
+
+/** Runs the workload and returns its rows. */
+export const run = async () => {
+  const rows = []
+  for (const [label, concurrency] of [["sequential", 1], [`${IN_FLIGHT} in flight`, IN_FLIGHT]]) {
+    const results = { ours: [], theirs: [] }
+    for (let i = 0; i < RUNS + 1; i++) {
+      for (const [who, make] of [["ours", ours], ["theirs", theirs]]) {
+        const peer = await make()
+        const m = await measure(peer.call, concurrency)
+        await peer.close()
+        if (i > 0) results[who].push(m) // the first round warms up
+      }
+    }
+    const o = { rps: median(results.ours.map((m) => m.rps)), cpuUs: median(results.ours.map((m) => m.cpuUs)) }
+    const t = { rps: median(results.theirs.map((m) => m.rps)), cpuUs: median(results.theirs.map((m) => m.cpuUs)) }
+    rows.push({
+      workload: `${name}, ${label}`,
+      ours: `${o.rps.toFixed(0)} calls/s, ${o.cpuUs.toFixed(1)} CPU µs/call`,
+      theirs: `${t.rps.toFixed(0)} calls/s, ${t.cpuUs.toFixed(1)} CPU µs/call`,
+      ratio: `${(o.rps / t.rps).toFixed(2)}× throughput, ${(t.cpuUs / o.cpuUs).toFixed(2)}× less CPU`
+    })
+  }
+  return rows
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const row of await run()) process.stdout.write(`${JSON.stringify(row)}\n`)
+}
