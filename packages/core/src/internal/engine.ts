@@ -13,6 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as FiberMap from "effect/FiberMap"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -124,7 +125,6 @@ export const make = (
     const defaultTimeout = Duration.toMillis(options.defaultTimeout ?? Duration.seconds(60))
     let closed = false
     let nextId = 0
-    let running = 0
 
     const send = (message: Transport.Outgoing, sendOptions?: Transport.SendOptions) =>
       transport.send(message, sendOptions)
@@ -138,25 +138,20 @@ export const make = (
 
     /** Runs a request's handler to the response it deserves (none when interrupted). */
     const answer = (request: JsonRpc.Request, frame: Transport.Frame) =>
-      handlers.onRequest(request, frame).pipe(
-        Effect.map((result) => JsonRpc.success(request.id, result)),
-        Effect.catchAllCause((cause) => {
+      Effect.matchCauseEffect(handlers.onRequest(request, frame), {
+        onSuccess: (result) => Effect.succeed<JsonRpc.Message>(JsonRpc.success(request.id, result)),
+        onFailure: (cause) => {
           const failure = Cause.failureOption(cause)
-          if (Option.isSome(failure)) return Effect.succeed(JsonRpc.failure(request.id, failure.value))
+          if (Option.isSome(failure)) return Effect.succeed<JsonRpc.Message>(JsonRpc.failure(request.id, failure.value))
           if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
           return Effect.logError(`effect-mcp: the handler of ${request.method} failed`, cause).pipe(
-            Effect.as(JsonRpc.failure(request.id, internalError))
+            Effect.as<JsonRpc.Message>(JsonRpc.failure(request.id, internalError))
           )
-        })
-      )
+        }
+      })
 
     const bounded = <A, E>(effect: Effect.Effect<A, E>) =>
-      Effect.suspend(() => {
-        running++
-        return (semaphore === undefined ? effect : semaphore.withPermits(1)(effect)).pipe(
-          Effect.ensuring(Effect.sync(() => running--))
-        )
-      })
+      semaphore === undefined ? effect : semaphore.withPermits(1)(effect)
 
     const startRequest = (request: JsonRpc.Request, frame: Transport.Frame) =>
       Effect.suspend(() => {
@@ -389,51 +384,45 @@ export const make = (
         )
 
     const request: Engine["request"] = (method, params, requestOptions = {}) =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.gen(function*() {
-          if (closed) return yield* new ConnectionClosed({ reason: "the connection has ended" })
-          const id = nextId++
-          const now = yield* Clock.currentTimeMillis
-          const deferred = yield* Deferred.make<Record<string, unknown>, RequestFailure>()
-          const timeoutMs = requestOptions.timeout === undefined
-            ? defaultTimeout
-            : Duration.toMillis(requestOptions.timeout)
-          const deadlineMs = requestOptions.maxTotalTimeout === undefined
+      Effect.clockWith((clock) => {
+        if (closed) return Effect.fail(new ConnectionClosed({ reason: "the connection has ended" }))
+        const id = nextId++
+        const now = clock.unsafeCurrentTimeMillis()
+        const deferred = Deferred.unsafeMake<Record<string, unknown>, RequestFailure>(FiberId.none)
+        const entry: Pending = {
+          method,
+          timeoutMs: requestOptions.timeout === undefined ? defaultTimeout : Duration.toMillis(requestOptions.timeout),
+          deadlineMs: requestOptions.maxTotalTimeout === undefined
             ? Number.POSITIVE_INFINITY
-            : now + Duration.toMillis(requestOptions.maxTotalTimeout)
-          const entry: Pending = {
-            method,
-            timeoutMs,
-            deadlineMs,
-            deferred,
-            onProgress: requestOptions.onProgress,
-            resets: requestOptions.resetTimeoutOnProgress ?? true,
-            lastActivity: now
-          }
-          pending.set(id, entry)
-          sweeperIdle.unsafeOpen()
-          requestOptions.onId?.(id)
-          const withToken = requestOptions.onProgress === undefined ? params : {
-            ...params,
-            _meta: { ...(isRecord(params?._meta) ? params._meta : {}), progressToken: id }
-          }
-          const related = requestOptions.relatedRequestId
-          const sendOptions = related === undefined ? undefined : { relatedRequestId: related }
-          const exit = yield* restore(
-            send(JsonRpc.request(id, method, withToken), sendOptions).pipe(
-              Effect.zipRight(Deferred.await(deferred))
-            )
-          ).pipe(Effect.exit)
-          pending.delete(id)
-          if (Exit.isFailure(exit)) {
-            if (Exit.isInterrupted(exit)) yield* cancel(id, "The request was cancelled", related)
-            else if (Cause.failureOption(exit.cause).pipe(Option.exists((e) => e._tag === "RequestTimeout"))) {
-              yield* cancel(id, "The request timed out", related)
-            }
-          }
-          return yield* exit
-        })
-      )
+            : now + Duration.toMillis(requestOptions.maxTotalTimeout),
+          deferred,
+          onProgress: requestOptions.onProgress,
+          resets: requestOptions.resetTimeoutOnProgress ?? true,
+          lastActivity: now
+        }
+        pending.set(id, entry)
+        sweeperIdle.unsafeOpen()
+        requestOptions.onId?.(id)
+        const withToken = requestOptions.onProgress === undefined ? params : {
+          ...params,
+          _meta: { ...(isRecord(params?._meta) ? params._meta : {}), progressToken: id }
+        }
+        const related = requestOptions.relatedRequestId
+        return send(
+          JsonRpc.request(id, method, withToken),
+          related === undefined ? undefined : { relatedRequestId: related }
+        ).pipe(
+          Effect.zipRight(Deferred.await(deferred)),
+          Effect.onExit((exit) => {
+            pending.delete(id)
+            if (Exit.isSuccess(exit)) return Effect.void
+            if (Exit.isInterrupted(exit)) return cancel(id, "The request was cancelled", related)
+            return Cause.failureOption(exit.cause).pipe(Option.exists((e) => e._tag === "RequestTimeout"))
+              ? cancel(id, "The request timed out", related)
+              : Effect.void
+          })
+        )
+      })
 
     const notify: Engine["notify"] = (method, params, sendOptions) =>
       send(JsonRpc.notification(method, params), sendOptions)
@@ -443,7 +432,7 @@ export const make = (
       notify,
       closed: Deferred.await(closedSignal),
       isClosed: () => closed,
-      inFlight: () => running,
+      inFlight: () => Effect.runSync(FiberMap.size(inflight)),
       pendingCount: () => pending.size
     }
   })
