@@ -8,7 +8,9 @@ export const shared = (name: string) =>
   defineConfig({
     resolve: {
       alias: Object.fromEntries(
-        packages.map((p) => [`@effect-mcp/${p}`, fileURLToPath(new URL(`./packages/${p}/src/index.ts`, import.meta.url))])
+        packages.map((
+          p
+        ) => [`@effect-mcp/${p}`, fileURLToPath(new URL(`./packages/${p}/src/index.ts`, import.meta.url))])
       )
     },
     test: {

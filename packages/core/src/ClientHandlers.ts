@@ -15,7 +15,9 @@ export interface SamplingHandlerService {
   /** Whether the handler supports tool use in sampling (declares `sampling.tools`). */
   readonly tools?: boolean
   /** Produces the model's message. */
-  readonly createMessage: (params: Mcp.CreateMessageRequestParams) => Effect.Effect<Mcp.CreateMessageResult, McpError.McpError>
+  readonly createMessage: (
+    params: Mcp.CreateMessageRequestParams
+  ) => Effect.Effect<Mcp.CreateMessageResult, McpError.McpError>
 }
 
 /** The client's sampling handler. */
@@ -47,7 +49,9 @@ export interface RootsProviderService {
 }
 
 /** The client's roots. */
-export class RootsProvider extends Context.Tag("@effect-mcp/core/RootsProvider")<RootsProvider, RootsProviderService>() {}
+export class RootsProvider
+  extends Context.Tag("@effect-mcp/core/RootsProvider")<RootsProvider, RootsProviderService>()
+{}
 
 /** A sampling handler Layer. */
 export const sampling = (service: SamplingHandlerService): Layer.Layer<SamplingHandler> =>
@@ -58,4 +62,5 @@ export const elicitation = (service: ElicitationHandlerService): Layer.Layer<Eli
   Layer.succeed(ElicitationHandler, service)
 
 /** A roots provider Layer. */
-export const roots = (service: RootsProviderService): Layer.Layer<RootsProvider> => Layer.succeed(RootsProvider, service)
+export const roots = (service: RootsProviderService): Layer.Layer<RootsProvider> =>
+  Layer.succeed(RootsProvider, service)

@@ -200,7 +200,9 @@ export const make = (
           const encoded = Codec.encodeResult(method, revision, result)
           return Either.isRight(encoded)
             ? Effect.succeed(encoded.right as Record<string, unknown>)
-            : Effect.fail(new McpError.InternalError({ message: `Invalid ${method} result: ${Codec.describe(encoded.left)}` }))
+            : Effect.fail(
+              new McpError.InternalError({ message: `Invalid ${method} result: ${Codec.describe(encoded.left)}` })
+            )
         }),
         Effect.mapError((e) => (McpError.isMcpError(e) ? McpError.toWire(e, revision) : e))
       )
@@ -236,7 +238,11 @@ export const make = (
 
     // ---------- negotiation: server/discover first, initialize as the fallback ----------
 
-    const clientInfo = { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) }
+    const clientInfo = {
+      name: options.name,
+      version: options.version,
+      ...(options.title ? { title: options.title } : {})
+    }
     let logLevel: Mcp.LoggingLevel | undefined
     const statelessMeta = (rev: Revision.Revision) => ({
       [metaKeys.protocolVersion]: rev,
@@ -267,7 +273,9 @@ export const make = (
       }))
     }
     if (options.revision !== undefined && Revision.isStateless(options.revision)) {
-      return yield* new HandshakeFailed({ reason: "the client is pinned to 2026-07-28 but the server does not speak it" })
+      return yield* new HandshakeFailed({
+        reason: "the client is pinned to 2026-07-28 but the server does not speak it"
+      })
     }
     if (wantsStateless) revision = Revision.latestHandshake
 
@@ -322,241 +330,262 @@ export const make = (
       readonly serverCapabilities: Mcp.ServerCapabilities
       readonly instructions: string | undefined
     }): McpClientService {
-    const { serverCapabilities, stateless } = connection
-    revision = connection.revision
-    const maxRounds = options.maxInputRounds ?? 8
-    const listCache = new Map<string, { readonly expires: number; readonly result: unknown }>()
+      const { serverCapabilities, stateless } = connection
+      revision = connection.revision
+      const maxRounds = options.maxInputRounds ?? 8
+      const listCache = new Map<string, { readonly expires: number; readonly result: unknown }>()
 
+      // ---------- calls ----------
 
-    // ---------- calls ----------
-
-    const request = <M extends keyof Method.ClientRequests>(
-      method: M,
-      params: Method.ClientRequests[M]["params"],
-      callOptions?: CallOptions
-    ): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> =>
-      Effect.suspend((): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> => {
-        const facts = Method.info(method)
-        if (facts === undefined || !facts.revisions.includes(revision)) {
-          return Effect.fail(new McpError.MethodNotFound({ message: `${method} does not exist in revision ${revision}`, method }))
-        }
-        const cap = Method.requirement(method, revision)
-        if (cap !== undefined && cap.of === "server" && !Method.hasCapability(serverCapabilities, cap.path)) {
-          return Effect.fail(new CapabilityMissing({ method, of: "server", capability: capabilityName(cap.path) }))
-        }
-        const withMeta = stateless
-          ? { ...(params as object | undefined), _meta: { ...record(record(params)._meta), ...statelessMeta(revision) } }
-          : params
-        const encoded = Codec.encodeParams(method, revision, withMeta)
-        if (Either.isLeft(encoded)) {
-          return Effect.fail(new ProtocolViolation({ reason: `invalid ${method} params: ${Codec.describe(encoded.left)}` }))
-        }
-        const base = encoded.right as Record<string, unknown> | undefined
-        const decodeOne = (result: Record<string, unknown>) => {
-          const decoded = Codec.decodeResult(method, revision, result)
-          return Either.isRight(decoded)
-            ? Effect.succeed(decoded.right as Method.ClientRequests[M]["result"])
-            : Effect.fail(
-              new ProtocolViolation({ reason: `the server's ${method} result is invalid: ${Codec.describe(decoded.left)}` })
+      const request = <M extends keyof Method.ClientRequests>(
+        method: M,
+        params: Method.ClientRequests[M]["params"],
+        callOptions?: CallOptions
+      ): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> =>
+        Effect.suspend((): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> => {
+          const facts = Method.info(method)
+          if (facts === undefined || !facts.revisions.includes(revision)) {
+            return Effect.fail(
+              new McpError.MethodNotFound({ message: `${method} does not exist in revision ${revision}`, method })
             )
-        }
-        if (!stateless) return Effect.flatMap(engine.request(method, base, callOptions), decodeOne)
-        const cacheKey = cacheableMethods.has(method) ? `${method} ${JSON.stringify(base ?? {})}` : undefined
-        return Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          const hit = cacheKey === undefined ? undefined : listCache.get(cacheKey)
-          if (hit !== undefined && hit.expires > now) return hit.result as Method.ClientRequests[M]["result"]
-          let extra: Record<string, unknown> = {}
-          for (let round = 0;; round++) {
-            const raw = yield* engine.request(method, { ...base, ...extra }, callOptions)
-            if (raw.resultType !== "input_required") {
-              const result = yield* decodeOne(raw)
-              const ttl = (result as { ttlMs?: number }).ttlMs
-              if (cacheKey !== undefined && typeof ttl === "number" && ttl > 0) {
-                listCache.set(cacheKey, { expires: (yield* Clock.currentTimeMillis) + ttl, result })
+          }
+          const cap = Method.requirement(method, revision)
+          if (cap !== undefined && cap.of === "server" && !Method.hasCapability(serverCapabilities, cap.path)) {
+            return Effect.fail(new CapabilityMissing({ method, of: "server", capability: capabilityName(cap.path) }))
+          }
+          const withMeta = stateless
+            ? {
+              ...(params as object | undefined),
+              _meta: { ...record(record(params)._meta), ...statelessMeta(revision) }
+            }
+            : params
+          const encoded = Codec.encodeParams(method, revision, withMeta)
+          if (Either.isLeft(encoded)) {
+            return Effect.fail(
+              new ProtocolViolation({ reason: `invalid ${method} params: ${Codec.describe(encoded.left)}` })
+            )
+          }
+          const base = encoded.right as Record<string, unknown> | undefined
+          const decodeOne = (result: Record<string, unknown>) => {
+            const decoded = Codec.decodeResult(method, revision, result)
+            return Either.isRight(decoded)
+              ? Effect.succeed(decoded.right as Method.ClientRequests[M]["result"])
+              : Effect.fail(
+                new ProtocolViolation({
+                  reason: `the server's ${method} result is invalid: ${Codec.describe(decoded.left)}`
+                })
+              )
+          }
+          if (!stateless) return Effect.flatMap(engine.request(method, base, callOptions), decodeOne)
+          const cacheKey = cacheableMethods.has(method) ? `${method} ${JSON.stringify(base ?? {})}` : undefined
+          return Effect.gen(function*() {
+            const now = yield* Clock.currentTimeMillis
+            const hit = cacheKey === undefined ? undefined : listCache.get(cacheKey)
+            if (hit !== undefined && hit.expires > now) return hit.result as Method.ClientRequests[M]["result"]
+            let extra: Record<string, unknown> = {}
+            for (let round = 0;; round++) {
+              const raw = yield* engine.request(method, { ...base, ...extra }, callOptions)
+              if (raw.resultType !== "input_required") {
+                const result = yield* decodeOne(raw)
+                const ttl = (result as { ttlMs?: number }).ttlMs
+                if (cacheKey !== undefined && typeof ttl === "number" && ttl > 0) {
+                  listCache.set(cacheKey, { expires: (yield* Clock.currentTimeMillis) + ttl, result })
+                }
+                return result
               }
-              return result
+              if (round >= maxRounds) {
+                return yield* new ProtocolViolation({
+                  reason: `${method} still required input after ${maxRounds} rounds`
+                })
+              }
+              const inputRequests = record(raw.inputRequests)
+              const inputResponses: Record<string, unknown> = {}
+              for (const [key, input] of Object.entries(inputRequests)) {
+                inputResponses[key] = yield* answerInput(record(input))
+              }
+              extra = {
+                inputResponses,
+                ...(typeof raw.requestState === "string" ? { requestState: raw.requestState } : {})
+              }
             }
-            if (round >= maxRounds) {
-              return yield* new ProtocolViolation({ reason: `${method} still required input after ${maxRounds} rounds` })
-            }
-            const inputRequests = record(raw.inputRequests)
-            const inputResponses: Record<string, unknown> = {}
-            for (const [key, input] of Object.entries(inputRequests)) {
-              inputResponses[key] = yield* answerInput(record(input))
-            }
-            extra = {
-              inputResponses,
-              ...(typeof raw.requestState === "string" ? { requestState: raw.requestState } : {})
-            }
-          }
-        })
-      })
-
-    const answerInput = (input: Record<string, unknown>): Effect.Effect<unknown, McpClientError> => {
-      const method = String(input.method)
-      const params = input.params
-      const run = <A>(handler: (p: never) => Effect.Effect<A, McpError.McpError>) => {
-        const decoded = Codec.decode(revision, inputParamTypes[method] ?? "", params ?? {})
-        return Either.isLeft(decoded)
-          ? Effect.fail(new ProtocolViolation({ reason: `invalid ${method} input request: ${Codec.describe(decoded.left)}` }))
-          : handler(decoded.right as never)
-      }
-      switch (method) {
-        case "sampling/createMessage":
-          return Option.isSome(sampling)
-            ? run(sampling.value.createMessage)
-            : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "sampling" }))
-        case "elicitation/create":
-          return Option.isSome(elicitation)
-            ? run(elicitation.value.elicit)
-            : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "elicitation" }))
-        case "roots/list":
-          return Option.isSome(roots)
-            ? Effect.map(roots.value.roots, (r) => ({ roots: r }))
-            : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "roots" }))
-        default:
-          return Effect.fail(new ProtocolViolation({ reason: `unknown input request ${method}` }))
-      }
-    }
-
-    const allPages = <A>(
-      fetch: (cursor: string | undefined) => Effect.Effect<{ readonly nextCursor?: string }, McpClientError>,
-      items: (page: never) => ReadonlyArray<A>
-    ): Effect.Effect<ReadonlyArray<A>, McpClientError> =>
-      Effect.gen(function*() {
-        const out: Array<A> = []
-        const seen = new Set<string>()
-        let cursor: string | undefined
-        do {
-          const page = yield* fetch(cursor)
-          out.push(...items(page as never))
-          cursor = page.nextCursor
-          if (cursor !== undefined) {
-            if (seen.has(cursor)) return yield* new ProtocolViolation({ reason: "the server repeated a cursor" })
-            seen.add(cursor)
-          }
-        } while (cursor !== undefined)
-        return out
-      })
-
-    const paged = (cursor: string | undefined) => (cursor === undefined ? undefined : { cursor })
-
-    const listTools = () =>
-      allPages((c) => request("tools/list", paged(c)), (p: Mcp.ListToolsResult) => p.tools).pipe(
-        Effect.tap((tools) =>
-          Effect.sync(() => {
-            outputSchemas.clear()
-            for (const t of tools) if (t.outputSchema !== undefined) outputSchemas.set(t.name, t.outputSchema)
           })
-        )
-      )
+        })
 
-    const validated = (name: string, result: Mcp.CallToolResult | Mcp.InputRequiredResult) => {
-      if (!("content" in result)) {
-        return Effect.fail(new ProtocolViolation({ reason: `tools/call ${name} returned an unexpected ${result.resultType} result` }))
+      const answerInput = (input: Record<string, unknown>): Effect.Effect<unknown, McpClientError> => {
+        const method = String(input.method)
+        const params = input.params
+        const run = <A>(handler: (p: never) => Effect.Effect<A, McpError.McpError>) => {
+          const decoded = Codec.decode(revision, inputParamTypes[method] ?? "", params ?? {})
+          return Either.isLeft(decoded)
+            ? Effect.fail(
+              new ProtocolViolation({ reason: `invalid ${method} input request: ${Codec.describe(decoded.left)}` })
+            )
+            : handler(decoded.right as never)
+        }
+        switch (method) {
+          case "sampling/createMessage":
+            return Option.isSome(sampling)
+              ? run(sampling.value.createMessage)
+              : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "sampling" }))
+          case "elicitation/create":
+            return Option.isSome(elicitation)
+              ? run(elicitation.value.elicit)
+              : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "elicitation" }))
+          case "roots/list":
+            return Option.isSome(roots)
+              ? Effect.map(roots.value.roots, (r) => ({ roots: r }))
+              : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "roots" }))
+          default:
+            return Effect.fail(new ProtocolViolation({ reason: `unknown input request ${method}` }))
+        }
       }
-      const schema = outputSchemas.get(name)
-      if (schema === undefined || result.isError === true) return Effect.succeed(result)
-      if (result.structuredContent === undefined) {
-        return Effect.fail(new ProtocolViolation({ reason: `tool ${name} has an output schema but returned no structuredContent` }))
-      }
-      const problem = check(schema, result.structuredContent)
-      return problem === undefined
-        ? Effect.succeed(result)
-        : Effect.fail(new ProtocolViolation({ reason: `tool ${name} returned structuredContent that violates its outputSchema: ${problem}` }))
-    }
 
-    const callTool: McpClientService["callTool"] = (name, args, callOptions) =>
-      request("tools/call", args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
-        Effect.flatMap((result) => validated(name, result))
-      )
-
-    const callToolStream: McpClientService["callToolStream"] = (name, args, callOptions) =>
-      Stream.unwrapScoped(
+      const allPages = <A>(
+        fetch: (cursor: string | undefined) => Effect.Effect<{ readonly nextCursor?: string }, McpClientError>,
+        items: (page: never) => ReadonlyArray<A>
+      ): Effect.Effect<ReadonlyArray<A>, McpClientError> =>
         Effect.gen(function*() {
-          const mailbox = yield* Mailbox.make<CallEvent<Mcp.CallToolResult>, McpClientError>()
-          yield* callTool(name, args, {
-            ...callOptions,
-            onProgress: (progress) => {
-              mailbox.unsafeOffer({ _tag: "Progress", progress })
+          const out: Array<A> = []
+          const seen = new Set<string>()
+          let cursor: string | undefined
+          do {
+            const page = yield* fetch(cursor)
+            out.push(...items(page as never))
+            cursor = page.nextCursor
+            if (cursor !== undefined) {
+              if (seen.has(cursor)) return yield* new ProtocolViolation({ reason: "the server repeated a cursor" })
+              seen.add(cursor)
             }
-          }).pipe(
-            Effect.matchEffect({
-              onFailure: (e) => mailbox.fail(e),
-              onSuccess: (result) =>
-                mailbox.offer({ _tag: "Result", result }).pipe(Effect.zipRight(mailbox.end))
-            }),
-            Effect.forkScoped
-          )
-          return Mailbox.toStream(mailbox)
+          } while (cursor !== undefined)
+          return out
         })
-      )
 
-    const byMethod = (method: string) =>
-      Stream.fromPubSub(notifications).pipe(Stream.filter((n) => n.method === method))
+      const paged = (cursor: string | undefined) => (cursor === undefined ? undefined : { cursor })
 
-    return {
-      revision,
-      serverInfo: connection.serverInfo,
-      serverCapabilities,
-      instructions: connection.instructions,
-      request,
-      ping: (o) => Effect.asVoid(request("ping", undefined, o)),
-      listTools,
-      callTool,
-      callToolStream,
-      listResources: () => allPages((c) => request("resources/list", paged(c)), (p: Mcp.ListResourcesResult) => p.resources),
-      listResourceTemplates: () =>
-        allPages(
-          (c) => request("resources/templates/list", paged(c)),
-          (p: Mcp.ListResourceTemplatesResult) => p.resourceTemplates
-        ),
-      readResource: (uri, o) => request("resources/read", { uri }, o),
-      subscribe: (uri) => Effect.asVoid(request("resources/subscribe", { uri })),
-      unsubscribe: (uri) => Effect.asVoid(request("resources/unsubscribe", { uri })),
-      listPrompts: () => allPages((c) => request("prompts/list", paged(c)), (p: Mcp.ListPromptsResult) => p.prompts),
-      getPrompt: (name, args, o) => request("prompts/get", args === undefined ? { name } : { name, arguments: args }, o),
-      complete: (params) => request("completion/complete", params),
-      setLoggingLevel: (level) =>
-        stateless
-          ? Effect.sync(() => {
-            logLevel = level
-          })
-          : Effect.asVoid(request("logging/setLevel", { level })),
-      listen: (filter) =>
+      const listTools = () =>
+        allPages((c) => request("tools/list", paged(c)), (p: Mcp.ListToolsResult) => p.tools).pipe(
+          Effect.tap((tools) =>
+            Effect.sync(() => {
+              outputSchemas.clear()
+              for (const t of tools) if (t.outputSchema !== undefined) outputSchemas.set(t.name, t.outputSchema)
+            })
+          )
+        )
+
+      const validated = (name: string, result: Mcp.CallToolResult | Mcp.InputRequiredResult) => {
+        if (!("content" in result)) {
+          return Effect.fail(
+            new ProtocolViolation({ reason: `tools/call ${name} returned an unexpected ${result.resultType} result` })
+          )
+        }
+        const schema = outputSchemas.get(name)
+        if (schema === undefined || result.isError === true) return Effect.succeed(result)
+        if (result.structuredContent === undefined) {
+          return Effect.fail(
+            new ProtocolViolation({ reason: `tool ${name} has an output schema but returned no structuredContent` })
+          )
+        }
+        const problem = check(schema, result.structuredContent)
+        return problem === undefined
+          ? Effect.succeed(result)
+          : Effect.fail(
+            new ProtocolViolation({
+              reason: `tool ${name} returned structuredContent that violates its outputSchema: ${problem}`
+            })
+          )
+      }
+
+      const callTool: McpClientService["callTool"] = (name, args, callOptions) =>
+        request("tools/call", args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
+          Effect.flatMap((result) => validated(name, result))
+        )
+
+      const callToolStream: McpClientService["callToolStream"] = (name, args, callOptions) =>
         Stream.unwrapScoped(
           Effect.gen(function*() {
-            const queue = yield* PubSub.subscribe(notifications)
-            let id: JsonRpc.RequestId | undefined
-            const call = yield* Effect.forkScoped(
-              engine.request("subscriptions/listen", { notifications: filter, _meta: statelessMeta(revision) }, {
-                onId: (i) => {
-                  id = i
-                },
-                timeout: "365 days"
-              })
+            const mailbox = yield* Mailbox.make<CallEvent<Mcp.CallToolResult>, McpClientError>()
+            yield* callTool(name, args, {
+              ...callOptions,
+              onProgress: (progress) => {
+                mailbox.unsafeOffer({ _tag: "Progress", progress })
+              }
+            }).pipe(
+              Effect.matchEffect({
+                onFailure: (e) => mailbox.fail(e),
+                onSuccess: (result) => mailbox.offer({ _tag: "Result", result }).pipe(Effect.zipRight(mailbox.end))
+              }),
+              Effect.forkScoped
             )
-            const ours = Stream.fromQueue(queue).pipe(
-              Stream.filter((n) => id !== undefined && record(n.params?._meta)[metaKeys.subscriptionId] === id)
-            )
-            const ended = Stream.fromEffect(Effect.asVoid(Effect.either(call.await))).pipe(Stream.drain)
-            return Stream.merge(ours, ended, { haltStrategy: "either" })
+            return Mailbox.toStream(mailbox)
           })
+        )
+
+      const byMethod = (method: string) =>
+        Stream.fromPubSub(notifications).pipe(Stream.filter((n) => n.method === method))
+
+      return {
+        revision,
+        serverInfo: connection.serverInfo,
+        serverCapabilities,
+        instructions: connection.instructions,
+        request,
+        ping: (o) => Effect.asVoid(request("ping", undefined, o)),
+        listTools,
+        callTool,
+        callToolStream,
+        listResources: () =>
+          allPages((c) => request("resources/list", paged(c)), (p: Mcp.ListResourcesResult) => p.resources),
+        listResourceTemplates: () =>
+          allPages(
+            (c) => request("resources/templates/list", paged(c)),
+            (p: Mcp.ListResourceTemplatesResult) => p.resourceTemplates
+          ),
+        readResource: (uri, o) => request("resources/read", { uri }, o),
+        subscribe: (uri) => Effect.asVoid(request("resources/subscribe", { uri })),
+        unsubscribe: (uri) => Effect.asVoid(request("resources/unsubscribe", { uri })),
+        listPrompts: () => allPages((c) => request("prompts/list", paged(c)), (p: Mcp.ListPromptsResult) => p.prompts),
+        getPrompt: (name, args, o) =>
+          request("prompts/get", args === undefined ? { name } : { name, arguments: args }, o),
+        complete: (params) => request("completion/complete", params),
+        setLoggingLevel: (level) =>
+          stateless
+            ? Effect.sync(() => {
+              logLevel = level
+            })
+            : Effect.asVoid(request("logging/setLevel", { level })),
+        listen: (filter) =>
+          Stream.unwrapScoped(
+            Effect.gen(function*() {
+              const queue = yield* PubSub.subscribe(notifications)
+              let id: JsonRpc.RequestId | undefined
+              const call = yield* Effect.forkScoped(
+                engine.request("subscriptions/listen", { notifications: filter, _meta: statelessMeta(revision) }, {
+                  onId: (i) => {
+                    id = i
+                  },
+                  timeout: "365 days"
+                })
+              )
+              const ours = Stream.fromQueue(queue).pipe(
+                Stream.filter((n) => id !== undefined && record(n.params?._meta)[metaKeys.subscriptionId] === id)
+              )
+              const ended = Stream.fromEffect(Effect.asVoid(Effect.either(call.await))).pipe(Stream.drain)
+              return Stream.merge(ours, ended, { haltStrategy: "either" })
+            })
+          ),
+        stateless,
+        notifications: Stream.fromPubSub(notifications),
+        toolListChanged: Stream.as(byMethod("notifications/tools/list_changed"), undefined),
+        resourceListChanged: Stream.as(byMethod("notifications/resources/list_changed"), undefined),
+        promptListChanged: Stream.as(byMethod("notifications/prompts/list_changed"), undefined),
+        resourceUpdated: byMethod("notifications/resources/updated").pipe(
+          Stream.map((n) => String(n.params?.uri))
         ),
-      stateless,
-      notifications: Stream.fromPubSub(notifications),
-      toolListChanged: Stream.as(byMethod("notifications/tools/list_changed"), undefined),
-      resourceListChanged: Stream.as(byMethod("notifications/resources/list_changed"), undefined),
-      promptListChanged: Stream.as(byMethod("notifications/prompts/list_changed"), undefined),
-      resourceUpdated: byMethod("notifications/resources/updated").pipe(
-        Stream.map((n) => String(n.params?.uri))
-      ),
-      logMessages: byMethod("notifications/message").pipe(
-        Stream.map((n) => n.params as unknown as Mcp.LoggingMessageNotificationParams)
-      ),
-      closed: engine.closed
-    }
+        logMessages: byMethod("notifications/message").pipe(
+          Stream.map((n) => n.params as unknown as Mcp.LoggingMessageNotificationParams)
+        ),
+        closed: engine.closed
+      }
     }
   })
 

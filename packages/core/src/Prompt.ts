@@ -5,10 +5,10 @@
 import { type Mcp, McpError } from "@effect-mcp/schema"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
-import * as Option from "effect/Option"
 import { RequestContext, type RequestContextService } from "./RequestContext.js"
 import type { Completer } from "./Resource.js"
 
@@ -16,7 +16,11 @@ import type { Completer } from "./Resource.js"
 export type PromptBody = string | ReadonlyArray<Mcp.PromptMessage> | Mcp.GetPromptResult
 
 /** A prompt definition. */
-export interface Definition<A, R, I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>> {
+export interface Definition<
+  A,
+  R,
+  I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>
+> {
   readonly name: string
   readonly title?: string
   readonly description?: string
@@ -73,7 +77,8 @@ export const toResult = (body: PromptBody): Mcp.GetPromptResult => {
 /** Turns a definition into a prompt. */
 export const make = <A, R, I extends Readonly<Record<string, string | undefined>>>(
   def: Definition<A, R, I>,
-  context: Context.Context<Exclude<R, RequestContext>>): Prompt => {
+  context: Context.Context<Exclude<R, RequestContext>>
+): Prompt => {
   const { handler, args, complete, ...info } = def
   const decode = args === undefined ? () => Effect.succeed({} as A) : Schema.decodeUnknown(args)
   const run = <X>(effect: Effect.Effect<X, McpError.McpError, R>, ctx: RequestContextService) =>

@@ -39,7 +39,11 @@ export type Completer<R> = (
 ) => Effect.Effect<ReadonlyArray<string>, McpError.McpError, R>
 
 /** A resource template definition; `params` decodes the URI's variables. */
-export interface TemplateDefinition<P, R, I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>> {
+export interface TemplateDefinition<
+  P,
+  R,
+  I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>
+> {
   readonly uriTemplate: string
   readonly name: string
   readonly title?: string
@@ -64,7 +68,9 @@ export interface Resource {
 export interface Template {
   readonly descriptor: Mcp.ResourceTemplate
   readonly template: UriTemplate.UriTemplate
-  readonly list: ((context: RequestContextService) => Effect.Effect<ReadonlyArray<Mcp.Resource>, McpError.McpError>) | undefined
+  readonly list:
+    | ((context: RequestContextService) => Effect.Effect<ReadonlyArray<Mcp.Resource>, McpError.McpError>)
+    | undefined
   readonly complete: (
     variable: string,
     value: string,
@@ -91,7 +97,10 @@ const run = <A, R>(
   context: Context.Context<Exclude<R, RequestContext>>,
   ctx: RequestContextService
 ) =>
-  effect.pipe(Effect.provideService(RequestContext, ctx), Effect.provide(context as Context.Context<unknown>)) as Effect.Effect<
+  effect.pipe(
+    Effect.provideService(RequestContext, ctx),
+    Effect.provide(context as Context.Context<unknown>)
+  ) as Effect.Effect<
     A,
     McpError.McpError
   >

@@ -138,7 +138,10 @@ export const make = <I, II, O, OI, F, FI, R>(
               encodeOutput === undefined
                 ? Effect.succeed(toResult(value as ToolContent))
                 : encodeOutput(value as O).pipe(
-                  Effect.map((structured) => ({ content: [text(asJsonText(structured))], structuredContent: structured })),
+                  Effect.map((structured) => ({
+                    content: [text(asJsonText(structured))],
+                    structuredContent: structured
+                  })),
                   Effect.catchAll((e) =>
                     Effect.logError(`effect-mcp: tool ${def.name} returned a value its output schema rejects`, e).pipe(
                       Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" })))

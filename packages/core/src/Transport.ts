@@ -3,11 +3,11 @@
  * knows nothing of bytes, HTTP or Node; every transport (in-memory, stdio, Streamable HTTP) is a
  * Layer that provides this service.
  */
+import type { JsonRpc } from "@effect-mcp/schema"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
-import type { JsonRpc } from "@effect-mcp/schema"
 
 /** Who the transport authenticated the sender of a frame as (e.g. a verified bearer token). */
 export interface AuthInfo {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "@effect/vitest"
 import { ClientHandlers, Errors, McpClient, McpServer, RequestContext } from "@effect-mcp/core"
+import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -109,7 +109,10 @@ describe("timeouts", () => {
       const client = yield* connect(Ticker.pipe(Layer.provideMerge(McpServer.layer(info))))
       const seen = yield* Ref.make(0)
       const ok = yield* Effect.fork(
-        client.callTool("ticker", {}, { timeout: "4 seconds", onProgress: () => Effect.runSync(Ref.update(seen, (n) => n + 1)) })
+        client.callTool("ticker", {}, {
+          timeout: "4 seconds",
+          onProgress: () => Effect.runSync(Ref.update(seen, (n) => n + 1))
+        })
       )
       for (let i = 0; i < 16; i++) yield* TestClock.adjust("1 second")
       const result = yield* Fiber.join(ok)
@@ -117,7 +120,9 @@ describe("timeouts", () => {
       expect(yield* Ref.get(seen)).toBe(5)
 
       const capped = yield* Effect.fork(
-        Effect.either(client.callTool("ticker", {}, { timeout: "4 seconds", maxTotalTimeout: "7 seconds", onProgress: () => {} }))
+        Effect.either(
+          client.callTool("ticker", {}, { timeout: "4 seconds", maxTotalTimeout: "7 seconds", onProgress: () => {} })
+        )
       )
       for (let i = 0; i < 8; i++) yield* TestClock.adjust("1 second")
       const failed = yield* Fiber.join(capped)
@@ -230,7 +235,12 @@ describe("bad input never kills the engine", () => {
       expect(bad).toMatchObject({ id: 4, error: { code: -32602 } })
       expect(bad.error.message).toContain("name")
 
-      yield* peer.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "echo", arguments: { text: 1 } } })
+      yield* peer.send({
+        jsonrpc: "2.0",
+        id: 5,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: 1 } }
+      })
       const badArgs = yield* peer.next
       expect(badArgs).toMatchObject({ id: 5, error: { code: -32602 } })
       expect(badArgs.error.message).toContain("text")
@@ -241,7 +251,12 @@ describe("bad input never kills the engine", () => {
       expect(JSON.stringify(defect)).not.toContain("secret")
 
       yield* peer.send({ jsonrpc: "2.0", id: 999, result: {} })
-      yield* peer.send({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo", arguments: { text: "still here" } } })
+      yield* peer.send({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: "still here" } }
+      })
       expect(yield* peer.next).toMatchObject({ id: 7, result: { content: [{ type: "text", text: "still here" }] } })
     }))
 
@@ -316,7 +331,9 @@ describe("lifecycle", () => {
   it.scoped("the connection ending fails pending outgoing requests with ConnectionClosed", () =>
     Effect.gen(function*() {
       const server = yield* rawServer
-      const client = yield* Effect.fork(McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer)))
+      const client = yield* Effect.fork(
+        McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer))
+      )
       yield* server.acceptHandshake
       const connected = yield* Fiber.join(client)
       const call = yield* Effect.fork(Effect.either(connected.callTool("anything", {})))
@@ -344,22 +361,30 @@ describe("capabilities", () => {
         handler: () =>
           RequestContext.sample({ messages: [], maxTokens: 10 }).pipe(
             Effect.as("sampled"),
-            Effect.catchTag("MissingRequiredClientCapability", (e) => Effect.succeed(`missing ${JSON.stringify(e.requiredCapabilities)}`))
+            Effect.catchTag("MissingRequiredClientCapability", (e) =>
+              Effect.succeed(`missing ${JSON.stringify(e.requiredCapabilities)}`))
           )
       })
       const client = yield* connect(Ask.pipe(Layer.provideMerge(McpServer.layer(info))))
       const result = yield* client.callTool("ask", {})
-      expect(result.content).toEqual([{ type: "text", text: 'missing {"sampling":{}}' }])
+      expect(result.content).toEqual([{ type: "text", text: "missing {\"sampling\":{}}" }])
     }))
 
   it.scoped("without a handler the client answers server→client requests with -32601", () =>
     Effect.gen(function*() {
       const server = yield* rawServer
-      const client = yield* Effect.fork(McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer)))
+      const client = yield* Effect.fork(
+        McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer))
+      )
       const init = yield* server.acceptHandshake
       expect(init.params.capabilities).toEqual({})
       yield* Fiber.join(client)
-      yield* server.send({ jsonrpc: "2.0", id: "s1", method: "sampling/createMessage", params: { messages: [], maxTokens: 1 } })
+      yield* server.send({
+        jsonrpc: "2.0",
+        id: "s1",
+        method: "sampling/createMessage",
+        params: { messages: [], maxTokens: 1 }
+      })
       expect(yield* server.next).toMatchObject({ id: "s1", error: { code: -32601 } })
       yield* server.send({ jsonrpc: "2.0", id: "s2", method: "ping" })
       expect(yield* server.next).toEqual({ jsonrpc: "2.0", id: "s2", result: {} })
@@ -380,7 +405,10 @@ describe("server→client requests", () => {
       })
       const Handler = ClientHandlers.elicitation({
         elicit: (params) =>
-          Effect.succeed({ action: "accept", content: { date: `answer to ${(params as { message: string }).message}` } })
+          Effect.succeed({
+            action: "accept",
+            content: { date: `answer to ${(params as { message: string }).message}` }
+          })
       })
       const client = yield* connect(Book.pipe(Layer.provideMerge(McpServer.layer(info))), { handlers: Handler })
       const result = yield* client.callTool("book", {})

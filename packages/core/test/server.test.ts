@@ -1,6 +1,6 @@
-import { describe, expect, it } from "@effect/vitest"
 import { McpServer, RequestContext, Tool } from "@effect-mcp/core"
 import { McpError } from "@effect-mcp/schema"
+import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -29,7 +29,9 @@ describe("tools", () => {
         input: Schema.Struct({ amount: Schema.Number.annotations({ description: "how much" }) }),
         output: Schema.Struct({ balance: Schema.Number }),
         failure: Overdrawn,
-        handler: ({ amount }) => (amount > 100 ? Effect.fail(new Overdrawn({ balance: 100 })) : Effect.succeed({ balance: 100 - amount }))
+        handler: (
+          { amount }
+        ) => (amount > 100 ? Effect.fail(new Overdrawn({ balance: 100 })) : Effect.succeed({ balance: 100 - amount }))
       })
       const client = yield* connect(serverOf(Withdraw))
       const [tool] = yield* client.listTools()
@@ -37,7 +39,11 @@ describe("tools", () => {
         name: "withdraw",
         title: "Withdraw money",
         annotations: { destructiveHint: true },
-        inputSchema: { type: "object", required: ["amount"], properties: { amount: { type: "number", description: "how much" } } },
+        inputSchema: {
+          type: "object",
+          required: ["amount"],
+          properties: { amount: { type: "number", description: "how much" } }
+        },
         outputSchema: { type: "object", required: ["balance"] }
       })
       const ok = yield* client.callTool("withdraw", { amount: 30 })
@@ -60,7 +66,10 @@ describe("tools", () => {
       })
       const client = yield* connect(serverOf(Strict))
       const rpc = yield* Effect.either(client.callTool("strict", { mode: "rpc" }))
-      expect(Either.isLeft(rpc) && rpc.left).toMatchObject({ _tag: "InvalidParams", message: "mode rpc is not allowed" })
+      expect(Either.isLeft(rpc) && rpc.left).toMatchObject({
+        _tag: "InvalidParams",
+        message: "mode rpc is not allowed"
+      })
       const tool = yield* client.callTool("strict", { mode: "tool" })
       expect(tool).toMatchObject({ content: [{ type: "text", text: "the model should retry" }], isError: true })
     }))
@@ -138,7 +147,11 @@ describe("tools", () => {
   it.scoped("two servers' Layers compose with prefixed names", () =>
     Effect.gen(function*() {
       const search = McpServer.tool({ name: "search", input: Schema.Struct({}), handler: () => Effect.succeed("web") })
-      const searchToo = McpServer.tool({ name: "search", input: Schema.Struct({}), handler: () => Effect.succeed("docs") })
+      const searchToo = McpServer.tool({
+        name: "search",
+        input: Schema.Struct({}),
+        handler: () => Effect.succeed("docs")
+      })
       const Web = search.pipe(McpServer.prefixed("web_"))
       const Docs = Layer.merge(
         searchToo,
@@ -156,12 +169,20 @@ describe("tools", () => {
       const base = McpServer.tool({ name: "base", input: Schema.Struct({}), handler: () => Effect.succeed("") })
       const server = serverOf(base)
       let registry: McpServer.McpServerService | undefined
-      const client = yield* connect(server.pipe(Layer.tap((ctx) => Effect.sync(() => {
-        registry = Context.get(ctx, McpServer.McpServer)
-      }))), handshake)
+      const client = yield* connect(
+        server.pipe(Layer.tap((ctx) =>
+          Effect.sync(() => {
+            registry = Context.get(ctx, McpServer.McpServer)
+          })
+        )),
+        handshake
+      )
       const changes = yield* client.toolListChanged.pipe(Stream.take(1), Stream.runCollect, Effect.fork)
       yield* Effect.yieldNow()
-      const extra = Tool.make({ name: "extra", input: Schema.Struct({}), handler: () => Effect.succeed("x") }, Context.empty())
+      const extra = Tool.make(
+        { name: "extra", input: Schema.Struct({}), handler: () => Effect.succeed("x") },
+        Context.empty()
+      )
       yield* registry!.addTool(extra)
       yield* registry!.addTool({ ...extra, descriptor: { ...extra.descriptor, name: "extra2" } })
       yield* registry!.removeTool("base")
@@ -222,7 +243,9 @@ describe("resources, templates, prompts, completion", () => {
       language: Schema.String.annotations({ description: "the language" }),
       strict: Schema.optional(Schema.String)
     }),
-    complete: { language: (value) => Effect.succeed(["typescript", "tsx", "python"].filter((l) => l.startsWith(value))) },
+    complete: {
+      language: (value) => Effect.succeed(["typescript", "tsx", "python"].filter((l) => l.startsWith(value)))
+    },
     handler: ({ language, strict }) => Effect.succeed(`Review this ${language} code${strict ? " strictly" : ""}`)
   })
   const server = serverOf(Layer.mergeAll(Readme, Logo, Users, Review))
@@ -275,7 +298,10 @@ describe("resources, templates, prompts, completion", () => {
       expect(got.messages).toEqual([{ role: "user", content: { type: "text", text: "Review this typescript code" } }])
       const bad = yield* Effect.either(client.getPrompt("review", {}))
       expect(Either.isLeft(bad) && bad.left._tag).toBe("InvalidParams")
-      const completed = yield* client.complete({ ref: { type: "ref/prompt", name: "review" }, argument: { name: "language", value: "t" } })
+      const completed = yield* client.complete({
+        ref: { type: "ref/prompt", name: "review" },
+        argument: { name: "language", value: "t" }
+      })
       expect(completed.completion).toEqual({ values: ["typescript", "tsx"], total: 2, hasMore: false })
       const ids = yield* client.complete({
         ref: { type: "ref/resource", uri: "users://{id}/profile" },
@@ -287,9 +313,14 @@ describe("resources, templates, prompts, completion", () => {
   it.scoped("subscribe, resource updates, unsubscribe", () =>
     Effect.gen(function*() {
       let registry: McpServer.McpServerService | undefined
-      const client = yield* connect(server.pipe(Layer.tap((ctx) => Effect.sync(() => {
-        registry = Context.get(ctx, McpServer.McpServer)
-      }))), handshake)
+      const client = yield* connect(
+        server.pipe(Layer.tap((ctx) =>
+          Effect.sync(() => {
+            registry = Context.get(ctx, McpServer.McpServer)
+          })
+        )),
+        handshake
+      )
       const updates = yield* client.resourceUpdated.pipe(Stream.take(1), Stream.runCollect, Effect.fork)
       yield* Effect.yieldNow()
       yield* client.subscribe("file:///readme.md")

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "@effect/vitest"
 import { McpClient, McpServer, McpTest } from "@effect-mcp/core"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "@effect/vitest"
 import { ClientHandlers, McpClient, McpServer, RequestContext } from "@effect-mcp/core"
 import type { Revision } from "@effect-mcp/schema"
+import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -80,13 +80,14 @@ const handlers = Layer.mergeAll(
   ClientHandlers.roots({ roots: Effect.succeed([{ uri: "file:///repo" }]) })
 )
 
-const eras: ReadonlyArray<{ readonly label: string; readonly revision?: Revision.Revision; readonly expect: string }> = [
-  { label: "an unpinned client (2026-07-28)", expect: "2026-07-28" },
-  { label: "a client pinned to 2025-11-25", revision: "2025-11-25", expect: "2025-11-25" },
-  { label: "a client pinned to 2025-06-18", revision: "2025-06-18", expect: "2025-06-18" },
-  { label: "a client pinned to 2025-03-26", revision: "2025-03-26", expect: "2025-03-26" },
-  { label: "a client pinned to 2024-11-05", revision: "2024-11-05", expect: "2024-11-05" }
-]
+const eras: ReadonlyArray<{ readonly label: string; readonly revision?: Revision.Revision; readonly expect: string }> =
+  [
+    { label: "an unpinned client (2026-07-28)", expect: "2026-07-28" },
+    { label: "a client pinned to 2025-11-25", revision: "2025-11-25", expect: "2025-11-25" },
+    { label: "a client pinned to 2025-06-18", revision: "2025-06-18", expect: "2025-06-18" },
+    { label: "a client pinned to 2025-03-26", revision: "2025-03-26", expect: "2025-03-26" },
+    { label: "a client pinned to 2024-11-05", revision: "2024-11-05", expect: "2024-11-05" }
+  ]
 
 for (const era of eras) {
   describe(`scenarios with ${era.label}`, () => {
@@ -123,11 +124,17 @@ for (const era of eras) {
         const client = yield* open
         expect((yield* client.listResources()).map((r) => r.uri)).toEqual(["mem://a"])
         expect((yield* client.readResource("mem://a")).contents).toEqual([{ uri: "mem://a", text: "A" }])
-        expect((yield* client.readResource("mem://items/7")).contents).toEqual([{ uri: "mem://items/7", text: "item 7" }])
+        expect((yield* client.readResource("mem://items/7")).contents).toEqual([{
+          uri: "mem://items/7",
+          text: "item 7"
+        }])
         expect((yield* client.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual(["mem://items/{id}"])
         const prompt = yield* client.getPrompt("hello", { who: "ada" })
         expect(prompt.messages[0]!.content).toEqual({ type: "text", text: "Say hello to ada" })
-        const done = yield* client.complete({ ref: { type: "ref/prompt", name: "hello" }, argument: { name: "who", value: "a" } })
+        const done = yield* client.complete({
+          ref: { type: "ref/prompt", name: "hello" },
+          argument: { name: "who", value: "a" }
+        })
         expect(done.completion.values).toEqual(["ada", "alan"])
       }))
 
@@ -163,7 +170,12 @@ describe("2026-07-28 on the wire", () => {
       expect(discovered._meta["io.modelcontextprotocol/serverInfo"]).toEqual({ name: "everything", version: "1.0.0" })
       yield* peer.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta() } })
       expect((yield* peer.next).result).toMatchObject({ resultType: "complete", ttlMs: 5000, cacheScope: "private" })
-      yield* peer.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { _meta: meta(), name: "echo", arguments: { text: "t" } } })
+      yield* peer.send({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { _meta: meta(), name: "echo", arguments: { text: "t" } }
+      })
       const call = (yield* peer.next).result
       expect(call.resultType).toBe("complete")
       expect(call.ttlMs).toBeUndefined()
@@ -187,7 +199,12 @@ describe("2026-07-28 on the wire", () => {
   it.scoped("-32021 when the request did not declare a capability its handler needs", () =>
     Effect.gen(function*() {
       const peer = yield* rawPeer(Everything)
-      yield* peer.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: meta(), name: "interview", arguments: {} } })
+      yield* peer.send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { _meta: meta(), name: "interview", arguments: {} }
+      })
       const error = (yield* peer.next).error
       expect(error.code).toBe(-32021)
       expect(error.data.requiredCapabilities).toEqual({ elicitation: { form: {} } })
@@ -237,7 +254,11 @@ describe("2026-07-28 on the wire", () => {
       })).result
       expect(second.inputRequests["input-1"].method).toBe("sampling/createMessage")
       const [payload, mac] = String(second.requestState).split(".")
-      const forged = `${Buffer.from(JSON.stringify(["tools/call", "interview", { "input-0": { action: "decline" } }])).toString("base64url")}.${mac}`
+      const forged = `${
+        Buffer.from(JSON.stringify(["tools/call", "interview", { "input-0": { action: "decline" } }])).toString(
+          "base64url"
+        )
+      }.${mac}`
       expect(payload).not.toBe(forged.split(".")[0])
       const refused = yield* call(3, { requestState: forged, inputResponses: {} })
       expect(refused.error.code).toBe(-32602)
@@ -276,16 +297,21 @@ describe("2026-07-28 on the wire", () => {
         method: "tools/call",
         params: { _meta: meta({ "io.modelcontextprotocol/logLevel": "debug" }), name: "chatty" }
       })
-      expect(yield* peer.next).toMatchObject({ method: "notifications/message", params: { level: "info", data: "hello" } })
+      expect(yield* peer.next).toMatchObject({
+        method: "notifications/message",
+        params: { level: "info", data: "hello" }
+      })
       expect((yield* peer.next).id).toBe(2)
     }))
 
   it.scoped("subscriptions/listen acknowledges what is supported and tags what it sends", () =>
     Effect.gen(function*() {
       let registry: McpServer.McpServerService | undefined
-      const server = Everything.pipe(Layer.tap((ctx) => Effect.sync(() => {
-        registry = Context.get(ctx, McpServer.McpServer)
-      })))
+      const server = Everything.pipe(Layer.tap((ctx) =>
+        Effect.sync(() => {
+          registry = Context.get(ctx, McpServer.McpServer)
+        })
+      ))
       const peer = yield* rawPeer(server)
       yield* peer.send({
         jsonrpc: "2.0",
@@ -323,12 +349,16 @@ describe("2026-07-28 on the wire", () => {
   it.scoped("the client's listen Stream delivers the tagged notifications", () =>
     Effect.gen(function*() {
       let registry: McpServer.McpServerService | undefined
-      const client = yield* connect(Everything.pipe(Layer.tap((ctx) => Effect.sync(() => {
-        registry = Context.get(ctx, McpServer.McpServer)
-      }))))
+      const client = yield* connect(Everything.pipe(Layer.tap((ctx) =>
+        Effect.sync(() => {
+          registry = Context.get(ctx, McpServer.McpServer)
+        })
+      )))
       const acked = yield* Deferred.make<void>()
       const got = yield* client.listen({ toolsListChanged: true }).pipe(
-        Stream.tap((n) => n.method === "notifications/subscriptions/acknowledged" ? Deferred.succeed(acked, undefined) : Effect.void),
+        Stream.tap((n) =>
+          n.method === "notifications/subscriptions/acknowledged" ? Deferred.succeed(acked, undefined) : Effect.void
+        ),
         Stream.take(2),
         Stream.runCollect,
         Effect.fork
@@ -357,9 +387,11 @@ describe("2026-07-28 on the wire", () => {
   it.scoped("list results are cached for ttlMs", () =>
     Effect.gen(function*() {
       let registry: McpServer.McpServerService | undefined
-      const client = yield* connect(Everything.pipe(Layer.tap((ctx) => Effect.sync(() => {
-        registry = Context.get(ctx, McpServer.McpServer)
-      }))))
+      const client = yield* connect(Everything.pipe(Layer.tap((ctx) =>
+        Effect.sync(() => {
+          registry = Context.get(ctx, McpServer.McpServer)
+        })
+      )))
       expect((yield* client.listTools()).length).toBe(4)
       yield* registry!.removeTool("echo")
       expect((yield* client.listTools()).length).toBe(4)

@@ -39,7 +39,11 @@ const cached = (cache: Map<string, Decoder>, key: string, make: () => Decoder): 
 }
 
 const missing = (revision: string, type: string): Decoder => (u) =>
-  Either.left(new ParseResult.ParseError({ issue: new ParseResult.Type(Schema.Never.ast, u, `${type} does not exist in revision ${revision}`) }))
+  Either.left(
+    new ParseResult.ParseError({
+      issue: new ParseResult.Type(Schema.Never.ast, u, `${type} does not exist in revision ${revision}`)
+    })
+  )
 
 /** A decoder of `type` as `revision` defines it. */
 export const decoder = (revision: Revision.Revision | "domain", type: string): Decoder =>

@@ -221,7 +221,11 @@ export const toWire = (error: McpError, revision: Revision.Revision): JsonRpc.Er
     case "MissingRequiredClientCapability":
       return { code: error.code, message: error.message, data: { requiredCapabilities: error.requiredCapabilities } }
     case "UnsupportedProtocolVersion":
-      return { code: error.code, message: error.message, data: { supported: error.supported, requested: error.requested } }
+      return {
+        code: error.code,
+        message: error.message,
+        data: { supported: error.supported, requested: error.requested }
+      }
     case "MethodNotFound":
     case "RequestTimeout":
       return withData(error.code, error.message, error.data)
@@ -272,7 +276,9 @@ export const fromWire = (error: JsonRpc.ErrorObject): McpError => {
       return new HeaderMismatch({ message, ...rest })
     case codes.MissingRequiredClientCapability: {
       const caps = decodeCapabilities(field(data, "requiredCapabilities"))
-      if (caps._tag === "Some") return new MissingRequiredClientCapability({ message, requiredCapabilities: caps.value })
+      if (caps._tag === "Some") {
+        return new MissingRequiredClientCapability({ message, requiredCapabilities: caps.value })
+      }
       break
     }
     case codes.UnsupportedProtocolVersion: {

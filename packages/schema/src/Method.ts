@@ -3,7 +3,7 @@
  * which revisions have it, and the capability it needs. The engine is driven by this table alone.
  */
 import type * as Domain from "./generated/Domain.js"
-import { type MethodFacts, type MethodShape, methods } from "./generated/methods.js"
+import { type MethodFacts, methods, type MethodShape } from "./generated/methods.js"
 import * as Revision from "./Revision.js"
 
 export type { MethodFacts, MethodShape }
@@ -83,8 +83,14 @@ export const hasCapability = (capabilities: unknown, path: ReadonlyArray<string>
 export interface ClientRequests {
   readonly "initialize": { readonly params: Domain.InitializeRequestParams; readonly result: Domain.InitializeResult }
   readonly "ping": { readonly params: Domain.PingRequestParams | undefined; readonly result: Domain.EmptyResult }
-  readonly "server/discover": { readonly params: Domain.RequestParams | undefined; readonly result: Domain.DiscoverResult }
-  readonly "completion/complete": { readonly params: Domain.CompleteRequestParams; readonly result: Domain.CompleteResult }
+  readonly "server/discover": {
+    readonly params: Domain.RequestParams | undefined
+    readonly result: Domain.DiscoverResult
+  }
+  readonly "completion/complete": {
+    readonly params: Domain.CompleteRequestParams
+    readonly result: Domain.CompleteResult
+  }
   readonly "logging/setLevel": { readonly params: Domain.SetLevelRequestParams; readonly result: Domain.EmptyResult }
   readonly "prompts/get": { readonly params: Domain.GetPromptRequestParams; readonly result: Domain.GetPromptResult }
   readonly "prompts/list": {
@@ -99,22 +105,40 @@ export interface ClientRequests {
     readonly params: Domain.ListResourceTemplatesRequestParams | undefined
     readonly result: Domain.ListResourceTemplatesResult
   }
-  readonly "resources/read": { readonly params: Domain.ReadResourceRequestParams; readonly result: Domain.ReadResourceResult }
-  readonly "resources/subscribe": { readonly params: Domain.SubscribeRequestParams; readonly result: Domain.EmptyResult }
-  readonly "resources/unsubscribe": { readonly params: Domain.UnsubscribeRequestParams; readonly result: Domain.EmptyResult }
+  readonly "resources/read": {
+    readonly params: Domain.ReadResourceRequestParams
+    readonly result: Domain.ReadResourceResult
+  }
+  readonly "resources/subscribe": {
+    readonly params: Domain.SubscribeRequestParams
+    readonly result: Domain.EmptyResult
+  }
+  readonly "resources/unsubscribe": {
+    readonly params: Domain.UnsubscribeRequestParams
+    readonly result: Domain.EmptyResult
+  }
   readonly "subscriptions/listen": {
     readonly params: Domain.SubscriptionsListenRequestParams
     readonly result: Domain.SubscriptionsListenResult
   }
-  readonly "tools/list": { readonly params: Domain.ListToolsRequestParams | undefined; readonly result: Domain.ListToolsResult }
+  readonly "tools/list": {
+    readonly params: Domain.ListToolsRequestParams | undefined
+    readonly result: Domain.ListToolsResult
+  }
   readonly "tools/call": {
     readonly params: Domain.CallToolRequestParams
     readonly result: Domain.CallToolResult | Domain.InputRequiredResult
   }
   readonly "tasks/get": { readonly params: Domain.GetTaskRequestParams; readonly result: Domain.GetTaskResult }
-  readonly "tasks/result": { readonly params: Domain.GetTaskPayloadRequestParams; readonly result: Domain.GetTaskPayloadResult }
+  readonly "tasks/result": {
+    readonly params: Domain.GetTaskPayloadRequestParams
+    readonly result: Domain.GetTaskPayloadResult
+  }
   readonly "tasks/cancel": { readonly params: Domain.CancelTaskRequestParams; readonly result: Domain.CancelTaskResult }
-  readonly "tasks/list": { readonly params: Domain.PaginatedRequestParams | undefined; readonly result: Domain.ListTasksResult }
+  readonly "tasks/list": {
+    readonly params: Domain.PaginatedRequestParams | undefined
+    readonly result: Domain.ListTasksResult
+  }
 }
 
 /** The requests a server sends (handshake revisions), with their params and result types. */
@@ -125,7 +149,10 @@ export interface ServerRequests {
     readonly result: Domain.CreateMessageResult
   }
   readonly "elicitation/create": { readonly params: Domain.ElicitRequestParams; readonly result: Domain.ElicitResult }
-  readonly "roots/list": { readonly params: Domain.ListRootsRequestParams | undefined; readonly result: Domain.ListRootsResult }
+  readonly "roots/list": {
+    readonly params: Domain.ListRootsRequestParams | undefined
+    readonly result: Domain.ListRootsResult
+  }
 }
 
 /** The notifications either side sends, with their params types. */

@@ -25,7 +25,8 @@ export const handshake: ReadonlyArray<Revision> = all.filter((r) => r < stateles
 export const latestHandshake: Revision = handshake[handshake.length - 1]!
 
 /** Whether a string names a supported revision. */
-export const isRevision = (s: unknown): s is Revision => typeof s === "string" && (all as ReadonlyArray<string>).includes(s)
+export const isRevision = (s: unknown): s is Revision =>
+  typeof s === "string" && (all as ReadonlyArray<string>).includes(s)
 
 /** Whether `revision` is `since` or newer (revision names are ISO dates, so they order as strings). */
 export const atLeast = (revision: Revision, since: Revision): boolean => revision >= since

@@ -175,7 +175,9 @@ export const make = (
       Effect.suspend(() => {
         const entry = response.id === null ? undefined : pending.get(response.id)
         if (entry === undefined || response.id === null) {
-          return Effect.logWarning(`effect-mcp: dropped a response for unknown request id ${JSON.stringify(response.id)}`)
+          return Effect.logWarning(
+            `effect-mcp: dropped a response for unknown request id ${JSON.stringify(response.id)}`
+          )
         }
         pending.delete(response.id)
         return "error" in response
@@ -361,13 +363,14 @@ export const make = (
           return Deferred.fail(
             entry.deferred,
             new McpError.RequestTimeout({
-              message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${now - entry.lastActivity} ms`,
+              message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${
+                now - entry.lastActivity
+              } ms`,
               method: entry.method
             })
           )
         }, { discard: true })
-      })
-    )
+      }))
     yield* sweeperIdle.await.pipe(
       Effect.zipRight(Effect.sleep(Duration.millis(resolution))),
       Effect.zipRight(sweep),

@@ -35,9 +35,13 @@ export const check = (schema: unknown, value: Json, root: unknown = schema, path
     const problem = check(target, value, root, path)
     if (problem !== undefined) return problem
   }
-  if (s.type !== undefined && !matchesType(value, s.type)) return `${path}: expected ${JSON.stringify(s.type)}, got ${typeOf(value)}`
+  if (s.type !== undefined && !matchesType(value, s.type)) {
+    return `${path}: expected ${JSON.stringify(s.type)}, got ${typeOf(value)}`
+  }
   if (s.const !== undefined && !equal(s.const, value)) return `${path}: expected ${JSON.stringify(s.const)}`
-  if (Array.isArray(s.enum) && !s.enum.some((e) => equal(e, value))) return `${path}: not one of ${JSON.stringify(s.enum)}`
+  if (Array.isArray(s.enum) && !s.enum.some((e) => equal(e, value))) {
+    return `${path}: not one of ${JSON.stringify(s.enum)}`
+  }
   if (Array.isArray(s.allOf)) {
     for (const sub of s.allOf) {
       const p = check(sub, value, root, path)
@@ -54,13 +58,19 @@ export const check = (schema: unknown, value: Json, root: unknown = schema, path
   if (typeof value === "number") {
     if (typeof s.minimum === "number" && value < s.minimum) return `${path}: below minimum ${s.minimum}`
     if (typeof s.maximum === "number" && value > s.maximum) return `${path}: above maximum ${s.maximum}`
-    if (typeof s.exclusiveMinimum === "number" && value <= s.exclusiveMinimum) return `${path}: not above ${s.exclusiveMinimum}`
-    if (typeof s.exclusiveMaximum === "number" && value >= s.exclusiveMaximum) return `${path}: not below ${s.exclusiveMaximum}`
+    if (typeof s.exclusiveMinimum === "number" && value <= s.exclusiveMinimum) {
+      return `${path}: not above ${s.exclusiveMinimum}`
+    }
+    if (typeof s.exclusiveMaximum === "number" && value >= s.exclusiveMaximum) {
+      return `${path}: not below ${s.exclusiveMaximum}`
+    }
   }
   if (typeof value === "string") {
     if (typeof s.minLength === "number" && value.length < s.minLength) return `${path}: shorter than ${s.minLength}`
     if (typeof s.maxLength === "number" && value.length > s.maxLength) return `${path}: longer than ${s.maxLength}`
-    if (typeof s.pattern === "string" && !new RegExp(s.pattern, "u").test(value)) return `${path}: does not match ${s.pattern}`
+    if (typeof s.pattern === "string" && !new RegExp(s.pattern, "u").test(value)) {
+      return `${path}: does not match ${s.pattern}`
+    }
   }
   if (Array.isArray(value)) {
     if (typeof s.minItems === "number" && value.length < s.minItems) return `${path}: fewer than ${s.minItems} items`

@@ -66,7 +66,11 @@ export const make = (secret: string | Uint8Array | undefined): Effect.Effect<Sig
         const ok = await globalThis.crypto.subtle.verify("HMAC", key, mac, payload)
         if (!ok) return undefined
         try {
-          const [method, target, answers] = JSON.parse(decoder.decode(payload)) as [string, string, Record<string, unknown>]
+          const [method, target, answers] = JSON.parse(decoder.decode(payload)) as [
+            string,
+            string,
+            Record<string, unknown>
+          ]
           return { method, target, answers }
         } catch {
           return undefined

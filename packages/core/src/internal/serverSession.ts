@@ -11,8 +11,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as PubSub from "effect/PubSub"
-import * as Stream from "effect/Stream"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { McpServerService } from "../McpServer.js"
 import * as RequestContext from "../RequestContext.js"
 import type * as Transport from "../Transport.js"
@@ -144,7 +144,8 @@ export const make = (
           timeout: requestTimeout
         }).pipe(
           Effect.catchTags({
-            ConnectionClosed: (e) => Effect.fail(new McpError.InternalError({ message: `Connection closed: ${e.reason}` })),
+            ConnectionClosed: (e) =>
+              Effect.fail(new McpError.InternalError({ message: `Connection closed: ${e.reason}` })),
             TransportError: (e) => Effect.fail(new McpError.InternalError({ message: `Transport failed: ${e.reason}` }))
           })
         )
@@ -267,7 +268,9 @@ export const make = (
         const uris = Array.isArray(wanted.resourceSubscriptions) && can("resources", "subscribe")
           ? wanted.resourceSubscriptions.filter((u): u is string => typeof u === "string")
           : []
-        if (Array.isArray(wanted.resourceSubscriptions) && can("resources", "subscribe")) ack.resourceSubscriptions = uris
+        if (Array.isArray(wanted.resourceSubscriptions) && can("resources", "subscribe")) {
+          ack.resourceSubscriptions = uris
+        }
         const id = ctx.requestId
         const meta = { [metaKeys.subscriptionId]: id }
         const rev = ctx.revision
@@ -375,7 +378,10 @@ export const make = (
       const encoded = Codec.encodeResult(method, rev, result)
       return Either.isRight(encoded)
         ? Effect.succeed(encoded.right as Record<string, unknown>)
-        : Effect.logError(`effect-mcp: the result of ${method} cannot be encoded for ${rev}`, Codec.describe(encoded.left))
+        : Effect.logError(
+          `effect-mcp: the result of ${method} cannot be encoded for ${rev}`,
+          Codec.describe(encoded.left)
+        )
           .pipe(Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" }))))
     }
 
@@ -437,7 +443,9 @@ export const make = (
         }
         const rev = requested
         const facts = Method.info(method)
-        if (facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)) {
+        if (
+          facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)
+        ) {
           return yield* methodNotFound(method)
         }
         const cap = Method.requirement(method, rev)
@@ -530,7 +538,9 @@ export const make = (
           : Effect.fail(new McpError.InvalidRequest({ message: `Not initialized: send initialize before ${method}` }))
       }
       const facts = Method.info(method)
-      if (facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)) {
+      if (
+        facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)
+      ) {
         return Effect.fail(methodNotFound(method))
       }
       const cap = Method.requirement(method, rev)
@@ -579,7 +589,6 @@ export const make = (
 
     // ---------- server-pushed notifications ----------
 
-
     yield* Stream.fromPubSub(server.changes).pipe(
       Stream.groupedWithin(1024, debounce),
       Stream.runForEach((kinds) =>
@@ -596,7 +605,9 @@ export const make = (
     yield* Stream.fromPubSub(server.resourceUpdates).pipe(
       Stream.runForEach((uri) => {
         const rev = revision
-        return rev !== undefined && subscriptions.has(uri) ? notify("notifications/resources/updated", rev, { uri }) : Effect.void
+        return rev !== undefined && subscriptions.has(uri)
+          ? notify("notifications/resources/updated", rev, { uri })
+          : Effect.void
       }),
       Effect.forkScoped
     )
