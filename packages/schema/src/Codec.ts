@@ -9,15 +9,23 @@ import * as Schema from "effect/Schema"
 import type { ParseOptions } from "effect/SchemaAST"
 import * as Domain from "./generated/Domain.js"
 import { byRevision } from "./generated/index.js"
+import * as Json from "./Json.js"
 import * as Method from "./Method.js"
 import type * as Revision from "./Revision.js"
 
 type AnySchema = Schema.Schema<unknown, unknown, never>
 type Decoder = (u: unknown) => Either.Either<unknown, ParseResult.ParseError>
 
+/** The recursive JSON types are hand-written (Json.ts); every revision that names them means these. */
+const jsonTypes: Readonly<Record<string, unknown>> = {
+  JSONValue: Json.JsonValue,
+  JSONObject: Json.JsonObject,
+  JSONArray: Json.JsonArray
+}
+
 const lookup = (revision: Revision.Revision | "domain", type: string): AnySchema | undefined => {
   const defs: Readonly<Record<string, unknown>> = revision === "domain" ? Domain.definitions : byRevision[revision]
-  return defs[type] as AnySchema | undefined
+  return (defs[type] ?? jsonTypes[type]) as AnySchema | undefined
 }
 
 /** The schema of a type as one revision defines it (or the domain's), if that revision has it. */

@@ -4,8 +4,8 @@
  */
 import * as Schema from "effect/Schema"
 
-/** Any JSON value. */
-export type JsonValue = string | number | boolean | null | JsonArray | JsonObject
+/** A JSON value as MCP's `JSONValue` defines it: strings, integers, booleans, arrays and objects. */
+export type JsonValue = string | number | boolean | JsonArray | JsonObject
 /** A JSON array. */
 export interface JsonArray extends ReadonlyArray<JsonValue> {}
 /** A JSON object. */
@@ -13,12 +13,11 @@ export interface JsonObject {
   readonly [key: string]: JsonValue
 }
 
-/** Schema of any JSON value (finite numbers, no `undefined`). */
+/** Schema of MCP's `JSONValue` (the official definition has integers but no fractions and no null). */
 export const JsonValue: Schema.Schema<JsonValue> = Schema.Union(
   Schema.String,
-  Schema.Finite,
+  Schema.Int,
   Schema.Boolean,
-  Schema.Null,
   Schema.Array(Schema.suspend((): Schema.Schema<JsonValue> => JsonValue)),
   Schema.Record({ key: Schema.String, value: Schema.suspend((): Schema.Schema<JsonValue> => JsonValue) })
 ).annotations({ identifier: "JSONValue" })

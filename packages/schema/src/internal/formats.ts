@@ -20,7 +20,11 @@ export const Uri = Schema.String.annotations({ arbitrary: () => (fc) => fc.webUr
 
 /** A string in `uri-template` format (RFC 6570). */
 export const UriTemplate = Schema.String.annotations({
-  arbitrary: () => (fc) => fc.webUrl().map((u) => `${u}/{id}`)
+  arbitrary: () => (fc) =>
+    fc.tuple(
+      fc.constantFrom("file", "https", "test", "mem"),
+      fc.array(fc.stringMatching(/^[a-z0-9]{1,8}$/), { maxLength: 3 })
+    ).map(([scheme, path]) => `${scheme}://${["host", ...path].join("/")}/{id}`)
 })
 
 /** A base64 string (`format: byte`). */
