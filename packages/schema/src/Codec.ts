@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import type { ParseOptions } from "effect/SchemaAST"
 import * as Domain from "./generated/Domain.js"
 import { byRevision } from "./generated/index.js"
+import { projector } from "./internal/project.js"
 import * as Json from "./Json.js"
 import * as Method from "./Method.js"
 import type * as Revision from "./Revision.js"
@@ -57,14 +58,22 @@ const missing = (revision: string, type: string): Decoder => (u) =>
 export const decoder = (revision: Revision.Revision | "domain", type: string): Decoder =>
   cached(decoders, `${revision} ${type}`, () => {
     const schema = lookup(revision, type)
-    return schema ? Schema.decodeUnknownEither(schema, options) : missing(revision, type)
+    if (schema === undefined) return missing(revision, type)
+    // Decoding never changes a valid value (the only transformations are foreign keys, kept as they are).
+    const valid = Schema.is(Schema.typeSchema(schema))
+    const slow = Schema.decodeUnknownEither(schema, options)
+    return (u) => (valid(u) ? Either.right(u) : slow(u))
   })
 
 /** An encoder of a domain value of `type` into what `revision` allows. */
 export const encoder = (revision: Revision.Revision | "domain", type: string): Decoder =>
   cached(encoders, `${revision} ${type}`, () => {
     const schema = lookup(revision, type)
-    return schema ? Schema.encodeUnknownEither(schema, options) : missing(revision, type)
+    if (schema === undefined) return missing(revision, type)
+    const valid = Schema.is(Schema.typeSchema(schema))
+    const project = projector(schema.ast)
+    const slow = Schema.encodeUnknownEither(schema, options)
+    return (u) => (valid(u) ? Either.right(project(u)) : slow(u))
   })
 
 /** Decodes `type` as `revision` defines it. */

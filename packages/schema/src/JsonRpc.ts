@@ -86,11 +86,20 @@ export const Batch = Schema.NonEmptyArray(Message)
 export type Batch = readonly [Message, ...Array<Message>]
 
 type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
-const decodeRequest: Decode<Message> = Schema.decodeUnknownEither(Request)
-const decodeNotification: Decode<Message> = Schema.decodeUnknownEither(Notification)
-const decodeSuccess: Decode<Message> = Schema.decodeUnknownEither(SuccessResponse)
-const decodeError: Decode<Message> = Schema.decodeUnknownEither(ErrorResponse)
-const decodeAny: Decode<Message> = Schema.decodeUnknownEither(Message)
+
+/** The envelope schemas have no transformations: a valid message decodes to itself, so validate first. */
+const fast = <A, I>(schema: Schema.Schema<A, I, never>): Decode<Message> => {
+  const valid = Schema.is(schema)
+  const slow = Schema.decodeUnknownEither(schema)
+  return (
+    u
+  ) => (valid(u) ? Either.right(u as unknown as Message) : (slow(u) as Either.Either<Message, ParseResult.ParseError>))
+}
+const decodeRequest = fast(Request)
+const decodeNotification = fast(Notification)
+const decodeSuccess = fast(SuccessResponse)
+const decodeError = fast(ErrorResponse)
+const decodeAny = fast(Message)
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
