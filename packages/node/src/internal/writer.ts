@@ -1,0 +1,52 @@
+/**
+ * Writes lines to a Node Writable with backpressure: a send completes once the stream has taken
+ * the line, and waits for `drain` when the stream's buffer is full. A stream error fails this and
+ * every later send with a TransportError (and is never left unhandled).
+ */
+import { Transport } from "@effect-mcp/core"
+import * as Effect from "effect/Effect"
+import type { Writable } from "node:stream"
+import * as Ndjson from "./ndjson.js"
+
+/** A line writer over one Writable. */
+export interface Writer {
+  /** Encodes and writes one message or batch as one line. */
+  readonly send: (message: Transport.Outgoing) => Effect.Effect<void, Transport.TransportError>
+}
+
+/** Makes a writer; `name` says what the stream is in error reasons (e.g. "stdout"). */
+export const make = (output: Writable | NodeJS.WritableStream, name: string): Writer => {
+  let failure: Transport.TransportError | undefined
+  const onError = (cause: unknown) => {
+    failure ??= new Transport.TransportError({
+      reason: `could not write to ${name}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      cause
+    })
+  }
+  // Kept for the life of the stream: an EPIPE after we are done must not crash the process.
+  output.on("error", onError)
+  const closed = () => new Transport.TransportError({ reason: `${name} is closed` })
+  const isClosed = () => "writable" in output && output.writable === false
+
+  const write = (line: string) =>
+    Effect.async<void, Transport.TransportError>((resume) => {
+      if (failure !== undefined) return resume(Effect.fail(failure))
+      if (isClosed()) return resume(Effect.fail(closed()))
+      if (output.write(line)) return resume(Effect.void)
+      const settle = () => {
+        cleanup()
+        resume(failure === undefined ? Effect.void : Effect.fail(failure))
+      }
+      const cleanup = () => {
+        output.removeListener("drain", settle)
+        output.removeListener("error", settle)
+        output.removeListener("close", settle)
+      }
+      output.once("drain", settle)
+      output.once("error", settle)
+      output.once("close", settle)
+      return Effect.sync(cleanup)
+    })
+
+  return { send: (message) => Effect.flatMap(Ndjson.encode(message), write) }
+}

@@ -1,0 +1,247 @@
+import { McpServer, Transport } from "@effect-mcp/core"
+import { StdioServerTransport } from "@effect-mcp/node"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { PassThrough } from "node:stream"
+import { StringDecoder } from "node:string_decoder"
+import * as Ndjson from "../src/internal/ndjson.js"
+
+const info = { name: "stdio-server-test", version: "1.0.0" }
+
+const Echo = McpServer.tool({
+  name: "echo",
+  input: Schema.Struct({ text: Schema.String }),
+  handler: ({ text }) => Effect.succeed(text)
+})
+
+const Server = Echo.pipe(Layer.provideMerge(McpServer.layer(info)))
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+
+const line = (message: unknown) => `${JSON.stringify(message)}\n`
+
+const initialize = (id: number | string = 1) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } }
+})
+
+const initialized = { jsonrpc: "2.0", method: "notifications/initialized" }
+
+const echo = (id: number, text: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "echo", arguments: { text } }
+})
+
+/** A server served over two PassThroughs: write bytes to its stdin, read the JSON lines of its stdout. */
+const wire = (options: StdioServerTransport.Options = {}) =>
+  Effect.gen(function*() {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const received = yield* Queue.unbounded<any>()
+    const raw: Array<string> = []
+    const decoder = new StringDecoder("utf8")
+    let pending = ""
+    output.on("data", (chunk: Buffer) => {
+      const text = decoder.write(chunk)
+      raw.push(text)
+      pending += text
+      let at: number
+      while ((at = pending.indexOf("\n")) !== -1) {
+        received.unsafeOffer(JSON.parse(pending.slice(0, at)))
+        pending = pending.slice(at + 1)
+      }
+    })
+    const served = yield* McpServer.serve.pipe(
+      Effect.scoped,
+      Effect.provide(Server),
+      Effect.provideService(Transport.Transport, StdioServerTransport.make(input, output, options)),
+      Effect.forkScoped
+    )
+    return {
+      input,
+      raw,
+      served,
+      write: (chunk: string | Uint8Array) =>
+        Effect.sync(() => {
+          input.write(typeof chunk === "string" ? bytes(chunk) : chunk)
+        }),
+      next: Queue.take(received)
+    }
+  })
+
+describe("the NDJSON splitter", () => {
+  const text = "héllo wörld 🌍 — ✓ 日本語"
+  const stream = bytes(line(echo(1, text)) + "\n" + line(echo(2, "two")) + "   \r\n" + line(echo(3, text)))
+
+  it("yields the same frames however the bytes are cut (inside UTF-8 characters too)", () => {
+    const whole = Ndjson.makeSplitter().push(stream)
+    expect(whole.map((f) => f._tag)).toEqual(["Frame", "Frame", "Frame"])
+    for (let cut = 1; cut < stream.length; cut++) {
+      const splitter = Ndjson.makeSplitter()
+      const frames = [
+        ...splitter.push(stream.subarray(0, cut)),
+        ...splitter.push(stream.subarray(cut)),
+        ...splitter.flush()
+      ]
+      expect(frames).toEqual(whole)
+    }
+    const splitter = Ndjson.makeSplitter()
+    const oneByOne = [...stream].flatMap((b) => splitter.push(Uint8Array.of(b)))
+    expect(oneByOne).toEqual(whole)
+    expect((whole[0] as Transport.Frame).message).toMatchObject({ params: { arguments: { text } } })
+  })
+
+  it("marks a line that is not JSON, or not UTF-8, as malformed, and goes on", () => {
+    const splitter = Ndjson.makeSplitter()
+    const out = [
+      ...splitter.push(bytes("not json\n")),
+      ...splitter.push(Uint8Array.of(0x7b, 0xff, 0xfe, 0x7d, 0x0a)),
+      ...splitter.push(bytes(line({ ok: true })))
+    ]
+    expect(out.map((f) => f._tag)).toEqual(["Malformed", "Malformed", "Frame"])
+    expect((out[0] as Transport.Malformed).reason).toContain("not JSON")
+    expect((out[1] as Transport.Malformed).reason).toContain("UTF-8")
+  })
+
+  it("parses an unterminated last line at the end of the input", () => {
+    const splitter = Ndjson.makeSplitter()
+    expect(splitter.push(bytes("{\"a\":1}"))).toEqual([])
+    expect(splitter.flush()).toEqual([Transport.frame({ a: 1 })])
+  })
+
+  it("turns a line longer than the limit into one malformed marker and resynchronises at the next newline", () => {
+    const splitter = Ndjson.makeSplitter({ maxLineBytes: 16 })
+    const out = [
+      ...splitter.push(bytes("{\"long\": \"aaaaaaaa")),
+      ...splitter.push(bytes("aaaaaaaaaaaaaaaa\"}\n{\"b\":2}\n"))
+    ]
+    expect(out.map((f) => f._tag)).toEqual(["Malformed", "Frame"])
+    expect(out[1]).toEqual(Transport.frame({ b: 2 }))
+  })
+
+  it.effect("decodes a byte stream", () =>
+    Effect.gen(function*() {
+      const chunks = Stream.fromIterable([bytes("{\"a\":"), bytes("1}\n\n{\"b\""), bytes(":2}")])
+      const frames = yield* Stream.runCollect(Ndjson.decode(chunks))
+      expect([...frames]).toEqual([Transport.frame({ a: 1 }), Transport.frame({ b: 2 })])
+    }))
+})
+
+describe("StdioServerTransport", () => {
+  it.scopedLive("a request cut inside a UTF-8 character, across several writes, arrives whole", () =>
+    Effect.gen(function*() {
+      const peer = yield* wire()
+      yield* peer.write(line(initialize()) + line(initialized))
+      expect(yield* peer.next).toMatchObject({ id: 1, result: { serverInfo: info } })
+      const text = "snowman ☃, globe 🌍, kanji 日本"
+      const request = bytes(line(echo(2, text)))
+      const globe = request.indexOf(0xf0) // the first byte of 🌍
+      const cuts = [0, globe + 1, globe + 2, globe + 3, request.length - 1, request.length]
+      for (let i = 0; i + 1 < cuts.length; i++) {
+        yield* peer.write(request.subarray(cuts[i]!, cuts[i + 1]!))
+        yield* Effect.sleep("5 millis")
+      }
+      expect(yield* peer.next).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text }] } })
+    }))
+
+  it.scopedLive("several messages in one chunk are all answered", () =>
+    Effect.gen(function*() {
+      const peer = yield* wire()
+      yield* peer.write(
+        line(initialize()) + line(initialized) + line(echo(2, "a")) + line(echo(3, "b")) + line(echo(4, "c"))
+      )
+      const responses = [yield* peer.next, yield* peer.next, yield* peer.next, yield* peer.next]
+      expect(responses.map((r) => r.id).sort()).toEqual([1, 2, 3, 4])
+      const texts = responses.filter((r) => r.id !== 1).map((r) => r.result.content[0].text)
+      expect(texts.sort()).toEqual(["a", "b", "c"])
+    }))
+
+  it.scopedLive("a line that is not JSON gets -32700 with id null, and the next request succeeds", () =>
+    Effect.gen(function*() {
+      const peer = yield* wire()
+      yield* peer.write(line(initialize()) + line(initialized))
+      yield* peer.next
+      yield* peer.write("this is {not json\n")
+      const error = yield* peer.next
+      expect(error).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } })
+      yield* peer.write(line(echo(2, "still here")))
+      expect(yield* peer.next).toMatchObject({ id: 2, result: { content: [{ text: "still here" }] } })
+    }))
+
+  it.scopedLive("blank lines are ignored and CRLF line endings are accepted", () =>
+    Effect.gen(function*() {
+      const peer = yield* wire()
+      yield* peer.write("\n\n   \n" + JSON.stringify(initialize()) + "\r\n\r\n" + line(initialized))
+      expect(yield* peer.next).toMatchObject({ id: 1, result: { serverInfo: info } })
+      yield* peer.write(JSON.stringify(echo(2, "crlf")) + "\r\n")
+      expect(yield* peer.next).toMatchObject({ id: 2, result: { content: [{ text: "crlf" }] } })
+    }))
+
+  it.scopedLive("a line longer than maxLineBytes gets -32700 and the server carries on", () =>
+    Effect.gen(function*() {
+      const peer = yield* wire({ maxLineBytes: 1024 })
+      yield* peer.write(line(initialize()) + line(initialized))
+      yield* peer.next
+      yield* peer.write(line(echo(2, "x".repeat(4096))) + line(echo(3, "short")))
+      expect(yield* peer.next).toMatchObject({ id: null, error: { code: -32700 } })
+      expect(yield* peer.next).toMatchObject({ id: 3, result: { content: [{ text: "short" }] } })
+    }))
+
+  it.scopedLive("every message goes out as exactly one line of JSON", () =>
+    Effect.gen(function*() {
+      const peer = yield* wire()
+      yield* peer.write(line(initialize()) + line(initialized) + line(echo(2, "multi\nline\ntext")))
+      yield* peer.next
+      yield* peer.next
+      const out = peer.raw.join("")
+      expect(out.endsWith("\n")).toBe(true)
+      const lines = out.split("\n").slice(0, -1)
+      expect(lines).toHaveLength(2)
+      for (const l of lines) expect(() => JSON.parse(l)).not.toThrow()
+    }))
+
+  it.scopedLive("stdin EOF ends McpServer.serve", () =>
+    Effect.gen(function*() {
+      const peer = yield* wire()
+      yield* peer.write(line(initialize()) + line(initialized))
+      yield* peer.next
+      peer.input.end()
+      yield* Fiber.join(peer.served).pipe(Effect.timeout("5 seconds"))
+    }))
+
+  it.scopedLive("a send waits for the output to drain", () =>
+    Effect.gen(function*() {
+      const output = new PassThrough({ highWaterMark: 64 })
+      const transport = StdioServerTransport.make(new PassThrough(), output)
+      const big = { jsonrpc: "2.0" as const, method: "notifications/message", params: { data: "x".repeat(100_000) } }
+      const sending = yield* Effect.fork(transport.send(big))
+      yield* Effect.sleep("50 millis")
+      expect(Option.isNone(yield* Fiber.poll(sending))).toBe(true)
+      let received = 0
+      output.on("data", (chunk: Buffer) => {
+        received += chunk.length
+      })
+      yield* Fiber.join(sending).pipe(Effect.timeout("5 seconds"))
+      expect(received).toBe(JSON.stringify(big).length + 1)
+    }))
+
+  it.scopedLive("a send to a destroyed output fails with a TransportError", () =>
+    Effect.gen(function*() {
+      const output = new PassThrough()
+      const transport = StdioServerTransport.make(new PassThrough(), output)
+      output.destroy(new Error("EPIPE, say"))
+      yield* Effect.sleep("10 millis")
+      const error = yield* Effect.flip(transport.send({ jsonrpc: "2.0", method: "ping" }))
+      expect(error._tag).toBe("TransportError")
+    }))
+})
