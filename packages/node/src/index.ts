@@ -1,7 +1,10 @@
 /**
- * @effect-mcp/node: the Node transports of effect-mcp — the stdio server transport.
+ * @effect-mcp/node: the Node transports of effect-mcp — the stdio server transport, and the stdio
+ * client transport that spawns and supervises a server process.
  */
 
+/** The stdio client transport (spawns the server as a child process). */
+export * as StdioClientTransport from "./StdioClientTransport.js"
 
 /** The stdio server transport (stdin and stdout of this process). */
 export * as StdioServerTransport from "./StdioServerTransport.js"

@@ -1,0 +1,305 @@
+/**
+ * The stdio client transport: spawns an MCP server as a child process (with `@effect/platform`'s
+ * Command, detached, so that it leads its own process group) and speaks newline-delimited JSON on
+ * its stdin and stdout, as a scoped resource providing core's Transport.
+ *
+ * - Closing the scope ends the child and its whole process tree: stdin is closed first (a
+ *   well-behaved server exits on EOF), then the group gets SIGTERM, then SIGKILL, each step after
+ *   a grace period (default 2 s) in which the group has not emptied.
+ * - The child's stderr lines are forwarded to Effect's logger and the last ones are kept.
+ * - When the child exits, the incoming stream fails with `ServerExited` (a TransportError that
+ *   carries the exit code, the signal and the tail of stderr), so every pending call fails with
+ *   core's `ConnectionClosed` (messages sent meanwhile are dropped, so that calls made in that
+ *   moment fail the same way).
+ * - A line of the child's stdout that is not JSON is logged and dropped.
+ */
+import { Transport } from "@effect-mcp/core"
+import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Command from "@effect/platform/Command"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Mailbox from "effect/Mailbox"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Ndjson from "./internal/ndjson.js"
+import * as ProcessGroup from "./internal/processGroup.js"
+
+/** How to start and supervise the server process. */
+export interface Options {
+  /** The program to run (looked up on PATH). */
+  readonly command: string
+  /** Its arguments. */
+  readonly args?: ReadonlyArray<string>
+  /** Environment variables to set (`undefined` unsets one). */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Whether the child starts from this process's environment (default true). */
+  readonly inheritEnv?: boolean
+  /** The working directory of the child. */
+  readonly cwd?: string
+  /** What becomes of the child's stderr: forwarded to the logger (default), passed through, or dropped. */
+  readonly stderr?: "log" | "inherit" | "ignore"
+  /** The log level of forwarded stderr lines (default "info"). */
+  readonly stderrLevel?: "debug" | "info"
+  /** How many of the last stderr lines are kept for error reports (default 20). */
+  readonly stderrTailLines?: number
+  /** How long each shutdown step (stdin EOF, SIGTERM) may take before the next (default 2 s). */
+  readonly gracePeriod?: Duration.DurationInput
+  /** The longest line of stdout accepted, in bytes (default 64 MiB). */
+  readonly maxLineBytes?: number
+}
+
+/** How the child ended. */
+export interface ChildExit {
+  /** The child's process id. */
+  readonly pid: number
+  /** Its exit code, when it exited by itself. */
+  readonly exitCode: number | undefined
+  /** The signal that ended it, when one did. */
+  readonly signal: string | undefined
+  /** The last lines it wrote to stderr ("" when none were kept). */
+  readonly stderrTail: string
+}
+
+/** The server process exited (or closed its stdout): the incoming stream fails with this. */
+export class ServerExited extends Transport.TransportError {
+  /** The child's process id. */
+  readonly pid: number
+  /** Its exit code, when it exited by itself. */
+  readonly exitCode: number | undefined
+  /** The signal that ended it, when one did. */
+  readonly signal: string | undefined
+  /** The last lines it wrote to stderr. */
+  readonly stderrTail: string
+
+  constructor(exit: ChildExit, reason: string = describeExit(exit)) {
+    super({ reason })
+    this.pid = exit.pid
+    this.exitCode = exit.exitCode
+    this.signal = exit.signal
+    this.stderrTail = exit.stderrTail
+    // The reason is the whole story; a stack from a stream callback adds nothing to it.
+    Object.defineProperty(this, "stack", { value: `TransportError: ${reason}`, enumerable: false })
+  }
+
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** Says how a child ended, with the tail of its stderr. */
+export const describeExit = (exit: ChildExit): string => {
+  const how = exit.exitCode !== undefined
+    ? `exited with code ${exit.exitCode}`
+    : exit.signal !== undefined
+    ? `was killed by ${exit.signal}`
+    : "ended"
+  const tail = exit.stderrTail === "" ? "" : `; the last lines of its stderr:\n${exit.stderrTail}`
+  return `the server process (pid ${exit.pid}) ${how}${tail}`
+}
+
+/** A running child speaking MCP over its stdio. */
+export interface StdioClient extends Transport.TransportService {
+  /** The child's process id (and process group id). */
+  readonly pid: number
+  /** Completes when the child has exited (with its stderr read to the end, or nearly). */
+  readonly exited: Effect.Effect<ChildExit>
+  /** The last lines the child wrote to stderr. */
+  readonly stderrTail: () => ReadonlyArray<string>
+}
+
+const signalOf = (error: { readonly message: string }): string | undefined =>
+  /\b(SIG[A-Z0-9]+)\b/.exec(error.message)?.[1]
+
+const executor: Layer.Layer<CommandExecutor.CommandExecutor> = NodeCommandExecutor.layer.pipe(
+  Layer.provide(NodeFileSystem.layer)
+)
+
+/** Polls `done` until it holds or `ms` pass; tells whether it held. */
+const waitUntil = (done: () => boolean, ms: number): Effect.Effect<boolean> =>
+  Effect.flatMap(Clock.currentTimeMillis, (start) => {
+    const loop: Effect.Effect<boolean> = Effect.suspend(() =>
+      done()
+        ? Effect.succeed(true)
+        : Effect.flatMap(
+          Clock.currentTimeMillis,
+          (now) => (now - start >= ms ? Effect.succeed(false) : Effect.zipRight(Effect.sleep("20 millis"), loop))
+        )
+    )
+    return loop
+  })
+
+/** Starts the server process; closing the scope ends it and everything it started. */
+export const make = (options: Options): Effect.Effect<StdioClient, Transport.TransportError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const graceMs = Duration.toMillis(options.gracePeriod ?? Duration.seconds(2))
+    const tailSize = options.stderrTailLines ?? 20
+    const stderrMode = options.stderr ?? "log"
+    const args = options.args ?? []
+    const name = [options.command, ...args].join(" ")
+
+    let command = Command.make(options.command, ...args)
+    if (options.env !== undefined || options.inheritEnv === false) {
+      command = Command.env(command, { ...options.env }, { extendEnv: options.inheritEnv !== false })
+    }
+    if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
+    if (stderrMode === "inherit") command = Command.stderr(command, "inherit")
+
+    const child = yield* Command.start(command).pipe(
+      Effect.provide(executor),
+      Effect.mapError((cause) =>
+        new Transport.TransportError({ reason: `could not start ${name}: ${cause.message}`, cause })
+      )
+    )
+    const pid = child.pid as number
+
+    // ---------- stderr: forwarded line by line, the tail kept ----------
+
+    const tail: Array<string> = []
+    const stderrDone = yield* Deferred.make<void>()
+    const log = options.stderrLevel === "debug" ? Effect.logDebug : Effect.logInfo
+    const stderr = stderrMode === "inherit"
+      ? Effect.void
+      : stderrMode === "ignore"
+      ? Stream.runDrain(child.stderr)
+      : child.stderr.pipe(
+        Stream.decodeText(),
+        Stream.splitLines,
+        Stream.runForEach((line) =>
+          Effect.suspend(() => {
+            tail.push(line)
+            if (tail.length > tailSize) tail.shift()
+            return log(line)
+          })
+        ),
+        Effect.annotateLogs({ mcpServer: name, pid })
+      )
+    yield* stderr.pipe(Effect.ignore, Effect.ensuring(Deferred.succeed(stderrDone, undefined)), Effect.forkScoped)
+
+    // ---------- exit ----------
+
+    let exit: ChildExit | undefined
+    const exited = yield* Deferred.make<ChildExit>()
+    yield* child.exitCode.pipe(
+      Effect.either,
+      Effect.tap(() => Deferred.await(stderrDone).pipe(Effect.timeout("250 millis"), Effect.ignore)),
+      Effect.flatMap((code) => {
+        exit = {
+          pid,
+          exitCode: Either.isRight(code) ? code.right : undefined,
+          signal: Either.isLeft(code) ? signalOf(code.left) : undefined,
+          stderrTail: tail.join("\n")
+        }
+        return Deferred.succeed(exited, exit)
+      }),
+      Effect.forkScoped
+    )
+
+    // ---------- stdin: one line per message, with backpressure ----------
+
+    const outbox = yield* Mailbox.make<Uint8Array>({ capacity: 256 })
+    let writeFailure: Transport.TransportError | undefined
+    const writer = yield* Mailbox.toStream(outbox).pipe(
+      Stream.run(child.stdin),
+      Effect.catchAll((cause) =>
+        Effect.sync(() => {
+          writeFailure = new Transport.TransportError({
+            reason: `could not write to the server's stdin: ${cause.message}`,
+            cause
+          })
+        })
+      ),
+      Effect.forkScoped
+    )
+
+    const send: Transport.TransportService["send"] = (message) =>
+      Effect.suspend(() => {
+        // The child is gone: the incoming stream is about to fail with how it ended, which fails every
+        // pending request with ConnectionClosed, this one included.
+        if (exit !== undefined) return Effect.logDebug("effect-mcp: dropped a message to a server that has exited")
+        if (writeFailure !== undefined) return Effect.fail(writeFailure)
+        return Ndjson.encode(message).pipe(
+          Effect.flatMap((line) => outbox.offer(Buffer.from(line, "utf8"))),
+          Effect.flatMap((accepted) =>
+            accepted
+              ? Effect.void
+              : Effect.fail(new Transport.TransportError({ reason: "the connection to the server is closing" }))
+          )
+        )
+      })
+
+    // ---------- stdout: frames until it ends (or the child has been gone a moment), then the exit ----------
+
+    const stdout = child.stdout.pipe(
+      Stream.mapError((cause) =>
+        new Transport.TransportError({ reason: `could not read the server's stdout: ${cause.message}`, cause })
+      )
+    )
+    const frames = Ndjson.decode(
+      stdout,
+      options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }
+    )
+      .pipe(
+        Stream.filterEffect((incoming) =>
+          incoming._tag === "Frame"
+            ? Effect.succeed(true)
+            : Effect.as(
+              Effect.logWarning(`effect-mcp: dropped a line of the server's stdout: ${incoming.reason}`).pipe(
+                Effect.annotateLogs({ mcpServer: name, pid })
+              ),
+              false
+            )
+        ),
+        // A grandchild may hold stdout open after the child is gone.
+        Stream.interruptWhen(Effect.zipRight(Deferred.await(exited), Effect.sleep("200 millis")))
+      )
+    const ended = Deferred.await(exited).pipe(
+      Effect.timeoutTo({
+        duration: "1 second",
+        onSuccess: (e): Transport.TransportError => new ServerExited(e),
+        onTimeout: () =>
+          new ServerExited(
+            { pid, exitCode: undefined, signal: undefined, stderrTail: tail.join("\n") },
+            `the server process (pid ${pid}) closed its stdout`
+          )
+      })
+    )
+    const incoming = Stream.concat(frames, Stream.fromEffect(Effect.flatMap(ended, Effect.fail)))
+
+    // ---------- shutdown: stdin EOF, then SIGTERM, then SIGKILL, to the whole group ----------
+
+    const terminate = Effect.gen(function*() {
+      yield* outbox.end
+      const running = () => ProcessGroup.groupIsRunning(pid)
+      if (yield* waitUntil(() => !running(), graceMs)) return
+      yield* Effect.logDebug(`effect-mcp: ${name} did not exit on stdin EOF; sending SIGTERM to its process group`)
+      ProcessGroup.signal(pid, "SIGTERM")
+      if (yield* waitUntil(() => !running(), graceMs)) return
+      yield* Effect.logWarning(`effect-mcp: ${name} did not exit on SIGTERM; sending SIGKILL to its process group`)
+      ProcessGroup.signal(pid, "SIGKILL")
+      yield* waitUntil(() => !running(), 1000)
+    }).pipe(
+      Effect.zipRight(Fiber.interrupt(writer)),
+      Effect.zipRight(Deferred.await(exited).pipe(Effect.timeout("1 second"), Effect.ignore)),
+      Effect.annotateLogs({ mcpServer: name, pid })
+    )
+    yield* Effect.addFinalizer(() => terminate)
+
+    return {
+      pid,
+      incoming,
+      send,
+      exited: Deferred.await(exited),
+      stderrTail: () => [...tail]
+    }
+  })
+
+/** The Transport to a server process started from `options`; closing the Layer's scope ends its process tree. */
+export const layer = (options: Options): Layer.Layer<Transport.Transport, Transport.TransportError> =>
+  Layer.scoped(Transport.Transport, make(options))
