@@ -49,6 +49,26 @@ export type CallEvent<A> =
   | { readonly _tag: "Progress"; readonly progress: Progress }
   | { readonly _tag: "Result"; readonly result: A }
 
+/** A tool call running as a task on the server (2025-11-25 core tasks, or the 2026 tasks extension). */
+export interface TaskHandle {
+  /** The task's id. */
+  readonly taskId: string
+  /** The task as the server created it. */
+  readonly created: Mcp.Task
+  /** The task's current state (`tasks/get`). */
+  readonly status: Effect.Effect<Mcp.Task, McpClientError>
+  /** Polls until the task ends (honouring `pollInterval`), then returns the tool's result or fails with its error. */
+  readonly result: Effect.Effect<Mcp.CallToolResult, McpClientError>
+  /** Cancels the task (`tasks/cancel`). */
+  readonly cancel: Effect.Effect<Mcp.Task, McpClientError>
+}
+
+/** Options of a call made as a task. */
+export interface TaskOptions extends CallOptions {
+  /** How long the server should keep the task after it ends, in milliseconds. */
+  readonly ttl?: number
+}
+
 /** How the client describes itself and behaves. */
 export interface Options {
   readonly name: string
@@ -90,6 +110,12 @@ export interface McpClientService {
     args?: Readonly<Record<string, unknown>>,
     options?: CallOptions
   ) => Effect.Effect<Mcp.CallToolResult, McpClientError>
+  /** Calls a tool as a task: answers at once with a handle to poll, await or cancel it. */
+  readonly callToolAsTask: (
+    name: string,
+    args?: Readonly<Record<string, unknown>>,
+    options?: TaskOptions
+  ) => Effect.Effect<TaskHandle, McpClientError>
   /** Calls a tool as a Stream of progress updates ending in the result. */
   readonly callToolStream: (
     name: string,
@@ -151,6 +177,10 @@ const metaKeys = {
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
   serverInfo: "io.modelcontextprotocol/serverInfo"
 } as const
+
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
+const ended = (status: Mcp.TaskStatus) => status === "completed" || status === "failed" || status === "cancelled"
 
 const cacheableMethods = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list"])
 
@@ -500,6 +530,109 @@ export const make = (
           Effect.flatMap((result) => validated(name, result))
         )
 
+      const decodeAs = <A>(type: string, rev: Revision.Revision | "domain", raw: unknown, what: string) => {
+        const decoded = Codec.decode(rev, type, raw)
+        return Either.isRight(decoded)
+          ? Effect.succeed(decoded.right as A)
+          : Effect.fail(
+            new ProtocolViolation({ reason: `the server's ${what} is invalid: ${Codec.describe(decoded.left)}` })
+          )
+      }
+
+      /** Under 2026-07-28 the task methods belong to an extension: sent with the request `_meta`, decoded by hand. */
+      const extensionRequest = (method: string, taskId: string) =>
+        engine.request(method, {
+          taskId,
+          _meta: { ...statelessMeta(revision), [metaKeys.clientCapabilities]: taskCapabilities }
+        })
+      const taskCapabilities: Mcp.ClientCapabilities = {
+        ...capabilities,
+        extensions: { ...capabilities.extensions, [tasksExtension]: {} }
+      }
+
+      const taskOf = (raw: Record<string, unknown>, what: string) => decodeAs<Mcp.Task>("Task", "domain", raw, what)
+
+      const callToolAsTask: McpClientService["callToolAsTask"] = (name, args, taskOptions) =>
+        Effect.gen(function*() {
+          const { ttl, ...callOptions } = taskOptions ?? {}
+          const base = args === undefined ? { name } : { name, arguments: args }
+          let created: Mcp.Task
+          if (stateless) {
+            const params = {
+              ...base,
+              _meta: { ...statelessMeta(revision), [metaKeys.clientCapabilities]: taskCapabilities }
+            }
+            const encoded = Codec.encodeParams("tools/call", revision, params)
+            if (Either.isLeft(encoded)) {
+              return yield* new ProtocolViolation({
+                reason: `invalid tools/call params: ${Codec.describe(encoded.left)}`
+              })
+            }
+            const raw = yield* engine.request("tools/call", encoded.right as Record<string, unknown>, callOptions)
+            if (raw.resultType !== "task") {
+              return yield* new ProtocolViolation({ reason: `tools/call ${name} did not create a task` })
+            }
+            created = yield* taskOf(record(raw.task), "task")
+          } else {
+            if (Method.info("tasks/get")?.revisions.includes(revision) !== true) {
+              return yield* new McpError.MethodNotFound({
+                message: `tasks do not exist in revision ${revision}`,
+                method: "tasks/get"
+              })
+            }
+            if (record(serverCapabilities.tasks?.requests?.tools).call === undefined) {
+              return yield* new CapabilityMissing({
+                method: "tools/call",
+                of: "server",
+                capability: "tasks.requests.tools.call"
+              })
+            }
+            const params = { ...base, task: ttl === undefined ? {} : { ttl } }
+            const encoded = Codec.encodeParams("tools/call", revision, params)
+            if (Either.isLeft(encoded)) {
+              return yield* new ProtocolViolation({
+                reason: `invalid tools/call params: ${Codec.describe(encoded.left)}`
+              })
+            }
+            const raw = yield* engine.request("tools/call", encoded.right as Record<string, unknown>, callOptions)
+            const result = yield* decodeAs<Mcp.CreateTaskResult>("CreateTaskResult", revision, raw, "task")
+            created = result.task
+          }
+          const taskId = created.taskId
+          const status: Effect.Effect<Mcp.Task, McpClientError> = stateless
+            ? Effect.flatMap(extensionRequest("tasks/get", taskId), (raw) => taskOf(raw, "tasks/get result"))
+            : request("tasks/get", { taskId })
+          const cancel: Effect.Effect<Mcp.Task, McpClientError> = stateless
+            ? Effect.flatMap(extensionRequest("tasks/cancel", taskId), (raw) => taskOf(raw, "tasks/cancel result"))
+            : request("tasks/cancel", { taskId })
+          const outcome: Effect.Effect<Mcp.CallToolResult, McpClientError> = stateless
+            ? Effect.gen(function*() {
+              const raw = yield* extensionRequest("tasks/get", taskId)
+              if (isRecord(raw.error)) {
+                return yield* Effect.fail(McpError.fromWire(raw.error as unknown as JsonRpc.ErrorObject))
+              }
+              if (!isRecord(raw.result)) {
+                return yield* new ProtocolViolation({
+                  reason: `task ${taskId} ended (${String(raw.status)}) without a result`
+                })
+              }
+              return yield* decodeAs<Mcp.CallToolResult>("CallToolResult", "domain", raw.result, "task result")
+            })
+            : Effect.flatMap(
+              request("tasks/result", { taskId }),
+              (raw) => decodeAs<Mcp.CallToolResult>("CallToolResult", revision, raw, "tasks/result result")
+            )
+          const result = Effect.gen(function*() {
+            let task = created
+            while (!ended(task.status)) {
+              yield* Effect.sleep(task.pollInterval ?? 1000)
+              task = yield* status
+            }
+            return yield* Effect.flatMap(outcome, (r) => validated(name, r))
+          })
+          return { taskId, created, status, result, cancel }
+        })
+
       const callToolStream: McpClientService["callToolStream"] = (name, args, callOptions) =>
         Stream.unwrapScoped(
           Effect.gen(function*() {
@@ -532,6 +665,7 @@ export const make = (
         ping: (o) => Effect.asVoid(request("ping", undefined, o)),
         listTools,
         callTool,
+        callToolAsTask,
         callToolStream,
         listResources: () =>
           allPages((c) => request("resources/list", paged(c)), (p: Mcp.ListResourcesResult) => p.resources),

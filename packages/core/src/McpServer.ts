@@ -42,6 +42,8 @@ export interface Options {
   readonly requestStateKey?: string | Uint8Array
   /** The cache hints of list, read and discover results under 2026-07-28 (default: 0 ms, private). */
   readonly cache?: { readonly ttlMs?: number; readonly scope?: "private" | "public" }
+  /** Tasks: the poll interval suggested to clients (default 1 s). */
+  readonly tasks?: { readonly pollInterval?: Duration.DurationInput }
   /** Capabilities declared even when nothing of that kind is registered yet (for definitions added later). */
   readonly capabilities?: {
     readonly tools?: boolean
@@ -131,6 +133,10 @@ export const make = (options: Options): Effect.Effect<McpServerService> =>
     const capabilities = (): Mcp.ServerCapabilities => {
       const hasResources = resources.size > 0 || templates.size > 0 || forced.resources === true
       const hasPrompts = prompts.size > 0 || forced.prompts === true
+      const hasTasks = [...tools.values()].some((t) =>
+        (t.descriptor.execution?.taskSupport ?? "forbidden") !== "forbidden"
+      )
+      const extensions = hasTasks ? { ...forced.extensions, [ServerSession.tasksExtension]: {} } : forced.extensions
       return {
         ...(tools.size > 0 || forced.tools === true ? { tools: { listChanged: true } } : {}),
         ...(hasResources ? { resources: { listChanged: true, subscribe: true } } : {}),
@@ -138,7 +144,8 @@ export const make = (options: Options): Effect.Effect<McpServerService> =>
         ...(hasPrompts || hasResources ? { completions: {} } : {}),
         ...(forced.logging === false ? {} : { logging: {} }),
         ...(forced.experimental === undefined ? {} : { experimental: forced.experimental }),
-        ...(forced.extensions === undefined ? {} : { extensions: forced.extensions })
+        ...(hasTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+        ...(extensions === undefined ? {} : { extensions })
       } as Mcp.ServerCapabilities
     }
     return {

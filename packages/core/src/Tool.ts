@@ -32,6 +32,8 @@ export interface ToolInfo {
   readonly annotations?: Mcp.ToolAnnotations
   readonly icons?: ReadonlyArray<Mcp.Icon>
   readonly execution?: Mcp.ToolExecution
+  /** Declares a long-running tool that clients may (`optional`) or must (`required`) call as a task. */
+  readonly task?: "optional" | "required"
   readonly _meta?: Readonly<Record<string, unknown>>
 }
 
@@ -112,9 +114,10 @@ const invalidArguments = (
 }
 
 const descriptorOf = <I, II, O, OI, F, FI, R>(def: Definition<I, II, O, OI, F, FI, R>): Mcp.Tool => {
-  const { handler: _h, input, output, failure: _f, ...info } = def
+  const { handler: _h, input, output, failure: _f, task, ...info } = def
   return {
     ...info,
+    ...(task === undefined ? {} : { execution: { ...info.execution, taskSupport: task } }),
     inputSchema: objectSchema(input) as Mcp.Tool["inputSchema"],
     ...(output === undefined ? {} : { outputSchema: objectSchema(output) as NonNullable<Mcp.Tool["outputSchema"]> })
   }

@@ -6,10 +6,13 @@
 import { Codec, type JsonRpc, type Mcp, McpError, Method, Revision } from "@effect-mcp/schema"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as FiberMap from "effect/FiberMap"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -54,8 +57,20 @@ const metaKeys = {
   clientInfo: "io.modelcontextprotocol/clientInfo",
   logLevel: "io.modelcontextprotocol/logLevel",
   serverInfo: "io.modelcontextprotocol/serverInfo",
-  subscriptionId: "io.modelcontextprotocol/subscriptionId"
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
+  relatedTask: "io.modelcontextprotocol/related-task"
 } as const
+
+/** The 2026 tasks extension's identifier (capability key under `extensions`). */
+export const tasksExtension = "io.modelcontextprotocol/tasks"
+
+/** One task of this session: its wire state and the outcome of its tool call once settled. */
+interface TaskEntry {
+  task: Mcp.Task
+  readonly outcome: Deferred.Deferred<Exit.Exit<Mcp.CallToolResult, McpError.McpError>>
+}
+
+const terminal = (status: Mcp.TaskStatus) => status === "completed" || status === "failed" || status === "cancelled"
 
 const inputTypes: Record<string, { readonly request: string; readonly result: string }> = {
   "elicitation/create": { request: "ElicitRequest", result: "ElicitResult" },
@@ -98,6 +113,9 @@ export const make = (
     const subscriptions = new Set<string>()
     const signer = yield* RequestState.make(options.requestStateKey)
     const cache = { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.scope ?? "private" }
+    const tasks = new Map<string, TaskEntry>()
+    const taskFibers = yield* FiberMap.make<string>()
+    const pollInterval = Duration.toMillis(options.tasks?.pollInterval ?? Duration.seconds(1))
 
     // The engine is created below; the context needs it lazily.
     let engine: Engine.Engine
@@ -294,8 +312,150 @@ export const make = (
         return { _meta: meta }
       }))
 
+    // ---------- tasks (2025-11-25 core methods, 2026 extension) ----------
+
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+    const findTask = (params: Params) => {
+      const id = String(params?.taskId)
+      const entry = tasks.get(id)
+      return entry === undefined ? Effect.fail(invalidParams(`Unknown task: ${id}`)) : Effect.succeed(entry)
+    }
+
+    const setStatus = (entry: TaskEntry, rev: Revision.Revision, status: Mcp.TaskStatus, statusMessage?: string) =>
+      Effect.flatMap(now, (at) => {
+        if (terminal(entry.task.status)) return Effect.void
+        const { statusMessage: _m, ...rest } = entry.task
+        entry.task = { ...rest, status, lastUpdatedAt: at, ...(statusMessage === undefined ? {} : { statusMessage }) }
+        return Revision.isStateless(rev) ? Effect.void : notify("notifications/tasks/status", rev, entry.task)
+      })
+
+    /** Starts a tool call as a task: the handler runs in a session-scoped fiber, the call answers at once. */
+    const startTask = (
+      run: Effect.Effect<Mcp.CallToolResult, McpError.McpError>,
+      rev: Revision.Revision,
+      ttl: number | undefined
+    ) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const taskId = crypto.randomUUID()
+        const entry: TaskEntry = {
+          task: { taskId, status: "working", createdAt: at, lastUpdatedAt: at, ttl: ttl ?? null, pollInterval },
+          outcome: yield* Deferred.make<Exit.Exit<Mcp.CallToolResult, McpError.McpError>>()
+        }
+        tasks.set(taskId, entry)
+        yield* FiberMap.run(
+          taskFibers,
+          taskId,
+          run.pipe(
+            Effect.interruptible,
+            Effect.onExit((exit) =>
+              Effect.gen(function*() {
+                const status: Mcp.TaskStatus = Exit.isSuccess(exit)
+                  ? (exit.value.isError === true ? "failed" : "completed")
+                  : Exit.isInterrupted(exit)
+                  ? "cancelled"
+                  : "failed"
+                const settled: Exit.Exit<Mcp.CallToolResult, McpError.McpError> =
+                  Exit.isFailure(exit) && Cause.isDie(exit.cause)
+                    ? Exit.fail(new McpError.InternalError({ message: "Internal error" }))
+                    : exit
+                yield* setStatus(entry, rev, status)
+                yield* Deferred.succeed(entry.outcome, settled)
+              })
+            )
+          )
+        )
+        return entry.task
+      })
+
+    const cancelTask: Handler = (params, ctx) =>
+      Effect.gen(function*() {
+        const entry = yield* findTask(params)
+        if (terminal(entry.task.status)) {
+          return yield* invalidParams(`Task ${entry.task.taskId} is already ${entry.task.status}`)
+        }
+        yield* setStatus(entry, ctx.revision, "cancelled", "Cancelled by the client")
+        yield* FiberMap.remove(taskFibers, entry.task.taskId)
+        return entry.task
+      })
+
+    const related = (taskId: string) => ({ [metaKeys.relatedTask]: { taskId } })
+
+    const withRelated = (result: Mcp.CallToolResult, taskId: string): Mcp.CallToolResult => ({
+      ...result,
+      _meta: { ...record(result._meta), ...related(taskId) }
+    })
+
+    /** The outcome of a settled task, as a result or its error. */
+    const outcomeOf = (entry: TaskEntry) =>
+      Effect.flatMap(Deferred.await(entry.outcome), (exit) =>
+        Exit.isSuccess(exit)
+          ? Effect.succeed(withRelated(exit.value, entry.task.taskId))
+          : Exit.isInterrupted(exit) || Cause.isInterruptedOnly(exit.cause)
+          ? Effect.fail(invalidParams(`Task ${entry.task.taskId} was cancelled`))
+          : Effect.failCause(exit.cause))
+
+    const taskHandlers: Record<string, Handler> = {
+      "tasks/get": (params) => Effect.map(findTask(params), (entry) => entry.task),
+      "tasks/result": (params) => Effect.flatMap(findTask(params), outcomeOf),
+      "tasks/cancel": cancelTask,
+      "tasks/list": (params) => listed([...tasks.values()].map((e) => e.task), params, "tasks")
+    }
+
+    /** The 2026 `io.modelcontextprotocol/tasks` extension: no schema in the method table, answered by hand. */
+    const extensionHandlers: Record<string, Handler> = {
+      "tasks/get": (params, ctx) =>
+        Effect.gen(function*() {
+          const entry = yield* findTask(params)
+          if (!terminal(entry.task.status) || entry.task.status === "cancelled") return entry.task
+          const outcome = yield* Effect.either(outcomeOf(entry))
+          return Either.isRight(outcome)
+            ? { ...entry.task, result: outcome.right }
+            : { ...entry.task, error: McpError.toWire(outcome.left, ctx.revision) }
+        }),
+      "tasks/update": (params) =>
+        Effect.flatMap(findTask(params), (entry) =>
+          Effect.fail(invalidParams(`Task ${entry.task.taskId} is ${entry.task.status}, not waiting for input`))),
+      "tasks/cancel": cancelTask
+    }
+
+    const callTool: Handler = (params, ctx) => {
+      const name = String(params?.name)
+      const t = server.tool(name)
+      if (t === undefined) {
+        return Effect.fail(invalidParams(`Unknown tool: ${name}`))
+      }
+      const support = t.descriptor.execution?.taskSupport ?? "forbidden"
+      const call = t.call(params?.arguments as Record<string, unknown> | undefined, ctx)
+      const rev = ctx.revision
+      if (Revision.isStateless(rev)) {
+        // 2026: the server makes a task when the request declares the extension and the tool supports tasks.
+        const declared = record(record(ctx.clientCapabilities).extensions)[tasksExtension] !== undefined
+        if (declared && support !== "forbidden") {
+          return Effect.map(startTask(call, rev, undefined), (task) => ({ resultType: "task", task }))
+        }
+        return support === "required"
+          ? Effect.fail(methodNotFound(`tools/call of ${name} without the ${tasksExtension} extension`))
+          : call
+      }
+      const asTask = params?.task !== undefined && Method.info("tasks/get")?.revisions.includes(rev) === true
+      if (asTask && support === "forbidden") {
+        return Effect.fail(methodNotFound(`tools/call of ${name} as a task (the tool does not support tasks)`))
+      }
+      if (!asTask && support === "required") {
+        return Effect.fail(methodNotFound(`tools/call of ${name} without a task (the tool requires one)`))
+      }
+      if (!asTask) {
+        return call
+      }
+      const ttl = record(params?.task).ttl
+      return Effect.map(startTask(call, rev, typeof ttl === "number" ? ttl : undefined), (task) => ({ task }))
+    }
+
     const handlers: Record<string, Handler> = {
-      "ping": () => Effect.succeed({}),
+      "ping": () =>
+        Effect.succeed({}),
       "server/discover": () =>
         Effect.succeed({
           supportedVersions: [...Revision.all],
@@ -308,14 +468,10 @@ export const make = (
           logLevel = params?.level as RequestContext.LoggingLevel
           return {}
         }),
-      "tools/list": (params) => listed(server.tools().map((t) => t.descriptor), params, "tools"),
-      "tools/call": (params, ctx) => {
-        const name = String(params?.name)
-        const t = server.tool(name)
-        return t === undefined
-          ? Effect.fail(invalidParams(`Unknown tool: ${name}`))
-          : t.call(params?.arguments as Record<string, unknown> | undefined, ctx)
-      },
+      "tools/list": (params) =>
+        listed(server.tools().map((t) => t.descriptor), params, "tools"),
+      "tools/call": callTool,
+      ...taskHandlers,
       "resources/list": (params, ctx) =>
         Effect.gen(function*() {
           const listedByTemplates = yield* Effect.forEach(
@@ -375,7 +531,10 @@ export const make = (
     // ---------- dispatch ----------
 
     const encodeResult = (method: string, rev: Revision.Revision, result: unknown) => {
-      const encoded = Codec.encodeResult(method, rev, result)
+      const created = method === "tools/call" && typeof record(result).task === "object"
+      // A 2026 task result belongs to an extension no revision schema describes: it is ours, sent as built.
+      if (created && Revision.isStateless(rev)) return Effect.succeed(record(result))
+      const encoded = created ? Codec.encode(rev, "CreateTaskResult", result) : Codec.encodeResult(method, rev, result)
       return Either.isRight(encoded)
         ? Effect.succeed(encoded.right as Record<string, unknown>)
         : Effect.logError(
@@ -442,6 +601,24 @@ export const make = (
           })
         }
         const rev = requested
+        const extension = extensionHandlers[method]
+        if (extension !== undefined) {
+          if (record(record(server.capabilities()).extensions)[tasksExtension] === undefined) {
+            return yield* methodNotFound(method)
+          }
+          if (typeof record(request.params).taskId !== "string") {
+            return yield* invalidParams(`Invalid params for ${method}: taskId must be a string`)
+          }
+          const params = request.params as Params
+          const peer: Peer = {
+            capabilities: {},
+            clientInfo: undefined,
+            logLevel: () => null,
+            ask: (m) => Effect.fail(invalidParams(`${m} is not available here`))
+          }
+          const ctx = makeContext(request, frame, rev, params, () => new AbortController().signal, peer)
+          return decorate(method, yield* extension(params, ctx))
+        }
         const facts = Method.info(method)
         if (
           facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)
