@@ -1,0 +1,736 @@
+/**
+ * The Streamable HTTP server: one MCP endpoint on an `HttpRouter` that serves every era at once,
+ * deciding per request. Handshake-era clients (2025-03-26 … 2025-11-25) get sessions
+ * (`Mcp-Session-Id`), each one an in-memory Transport under `McpServer.serve`, with JSON or SSE
+ * answers, the standalone GET stream, resumability through the `EventStore`, keep-alive and
+ * idle reaping. 2026-07-28 requests are stateless: each POST is its own connection, checked
+ * against its `Mcp-Method`/`Mcp-Name` headers, and closing its response stream cancels it.
+ * Host and Origin are checked against an allow-list, bodies are bounded, and an optional hook
+ * authenticates every request (with RFC 9728 protected-resource metadata).
+ */
+import { McpServer, Transport } from "@effect-mcp/core"
+import { type JsonRpc, Revision } from "@effect-mcp/schema"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as EventStore from "./EventStore.js"
+import * as Outbox from "./internal/outbox.js"
+import * as Wire from "./internal/wire.js"
+
+/** Why a request was refused authentication (401, or 403 for `insufficient_scope`). */
+export class Unauthorized extends Data.TaggedError("Unauthorized")<{
+  /** A human-readable reason, sent as `error_description`. */
+  readonly reason: string
+  /** The RFC 6750 error code (default `invalid_token`). */
+  readonly error?: "invalid_request" | "invalid_token" | "insufficient_scope"
+  /** The scope the request needs, when it lacks one. */
+  readonly scope?: string
+}> {}
+
+/** Authenticates one HTTP request: the verified identity, `undefined` for an anonymous request, or a refusal. */
+export type Authenticate = (
+  request: HttpServerRequest.HttpServerRequest
+) => Effect.Effect<Transport.AuthInfo | undefined, Unauthorized>
+
+/** OAuth 2.0 protected-resource metadata (RFC 9728), served at `/.well-known/oauth-protected-resource`. */
+export interface ProtectedResourceMetadata {
+  /** The resource identifier: the MCP endpoint's absolute URL. */
+  readonly resource: string
+  /** The authorization servers that issue tokens for it. */
+  readonly authorizationServers: ReadonlyArray<string>
+  /** The scopes it understands. */
+  readonly scopesSupported?: ReadonlyArray<string>
+  /** A human-readable name. */
+  readonly resourceName?: string
+  /** Where its documentation lives. */
+  readonly resourceDocumentation?: string
+}
+
+/** How the endpoint behaves. */
+export interface Options {
+  /** The endpoint's path (default `/mcp`). */
+  readonly path?: string
+  /** `auto` (default): JSON unless something related precedes the response; `json`; or always `sse`. */
+  readonly responseMode?: "auto" | "json" | "sse"
+  /** Whether GET opens the standalone SSE stream (default true; false answers 405). */
+  readonly standaloneSse?: boolean
+  /** Whether SSE streams are resumable with `Last-Event-ID` (default true: the EventStore in context, else in memory). */
+  readonly resumable?: boolean
+  /** A session with no request for this long is ended (default 30 minutes). */
+  readonly sessionIdleTimeout?: Duration.DurationInput
+  /** At most this many sessions at once; more get 503 (default 10,000). */
+  readonly maxSessions?: number
+  /** The interval of SSE keep-alive comments (default 15 s). */
+  readonly keepAliveInterval?: Duration.DurationInput
+  /** The `retry` the priming event suggests (default 1 s). */
+  readonly retryInterval?: Duration.DurationInput
+  /** The largest request body accepted, in bytes (default 4 MiB); larger ones get 413. */
+  readonly maxBodySize?: number
+  /** Accepted `Host` values, with or without a port (default: localhost, 127.0.0.1, [::1], any port). */
+  readonly allowedHosts?: ReadonlyArray<string>
+  /** Accepted `Origin` values, exactly (default: any origin whose host is a localhost name). */
+  readonly allowedOrigins?: ReadonlyArray<string>
+  /** DNS-rebinding protection: Host and Origin checks (default true). */
+  readonly dnsRebindingProtection?: boolean
+  /** Authenticates every request; the identity reaches handlers as `RequestContext.auth`. */
+  readonly authenticate?: Authenticate
+  /** Serves RFC 9728 metadata and names it in `WWW-Authenticate`. */
+  readonly protectedResource?: ProtectedResourceMetadata
+}
+
+/** The names a local server answers to by default. */
+export const localHosts: ReadonlyArray<string> = ["localhost", "127.0.0.1", "[::1]"]
+
+/** An authentication hook for `Authorization: Bearer <token>` (requests without a token are refused). */
+export const bearer =
+  (verify: (token: string) => Effect.Effect<Transport.AuthInfo, Unauthorized>): Authenticate => (request) => {
+    const header = request.headers["authorization"]
+    const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
+    return match === null
+      ? Effect.fail(new Unauthorized({ reason: "A bearer token is required", error: "invalid_request" }))
+      : verify(match[1]!)
+  }
+
+// ---------- internals ----------
+
+interface Session {
+  readonly id: string
+  readonly scope: Scope.CloseableScope
+  readonly incoming: Queue.Queue<Transport.Incoming>
+  readonly standalone: Outbox.OutStream
+  /** Live POST streams by key. */
+  readonly streams: Map<string, Outbox.OutStream>
+  /** The POST stream of each request in flight. */
+  readonly routes: Map<JsonRpc.RequestId, Outbox.OutStream>
+  revision: string | undefined
+  initializeId: JsonRpc.RequestId | undefined
+  nextStream: number
+  lastActivity: number
+  active: number
+  closed: boolean
+}
+
+const sseHeaders = {
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no"
+}
+
+const jsonResponse = (status: number, body: string, headers: Record<string, string> = {}) =>
+  HttpServerResponse.text(body, { status, contentType: "application/json", headers })
+
+const httpError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  jsonResponse(status, Wire.errorBody(null, code, message), headers)
+
+/** Codes that 2026-07-28 answers with an HTTP error status (when the answer is a JSON body). */
+const statusOfError = (code: unknown): number =>
+  code === -32601 ? 404 : code === -32022 || code === -32021 || code === -32020 || code === -32600 ||
+      code === -32700
+    ? 400
+    : 200
+
+const errorCode = (message: Transport.Outgoing | undefined): unknown =>
+  message !== undefined && !Array.isArray(message) && "error" in message ? message.error.code : undefined
+
+const responseIds = (message: Transport.Outgoing): ReadonlyArray<JsonRpc.RequestId> => {
+  const items: ReadonlyArray<unknown> = Array.isArray(message) ? message : [message]
+  const ids: Array<JsonRpc.RequestId> = []
+  for (const m of items) if (Wire.isResponse(m) && m.id !== null) ids.push(m.id)
+  return ids
+}
+
+const hostnameOf = (host: string): string => {
+  const h = host.toLowerCase()
+  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1)
+  const colon = h.indexOf(":")
+  return colon === -1 ? h : h.slice(0, colon)
+}
+
+const randomSessionId = (): string => {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16))
+  let hex = ""
+  for (const b of bytes) hex += b.toString(16).padStart(2, "0")
+  return hex
+}
+
+class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
+
+const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+  Effect.gen(function*() {
+    const declared = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(declared) && declared > limit) return yield* new BodyTooLarge({ limit })
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    yield* request.stream.pipe(
+      Stream.runForEach((chunk) => {
+        size += chunk.length
+        if (size > limit) return new BodyTooLarge({ limit })
+        chunks.push(chunk)
+        return Effect.void
+      })
+    )
+    const all = new Uint8Array(size)
+    let at = 0
+    for (const c of chunks) {
+      all.set(c, at)
+      at += c.length
+    }
+    return new TextDecoder().decode(all)
+  })
+
+/** Builds the request handler of the MCP endpoint; sessions live in the current Scope. */
+const makeHandler = (options: Options) =>
+  Effect.gen(function*() {
+    const server = yield* McpServer.McpServer
+    const rootScope = yield* Effect.scope
+    const configuredStore = yield* Effect.serviceOption(EventStore.EventStore)
+    const store = options.resumable === false
+      ? undefined
+      : Option.getOrElse(configuredStore, () => EventStore.makeMemory())
+    const mode = options.responseMode ?? "auto"
+    const standaloneSse = options.standaloneSse ?? true
+    const idleMs = Duration.toMillis(options.sessionIdleTimeout ?? Duration.minutes(30))
+    const maxSessions = options.maxSessions ?? 10_000
+    const keepAlive = Duration.decode(options.keepAliveInterval ?? Duration.seconds(15))
+    const retryMs = Duration.toMillis(options.retryInterval ?? Duration.seconds(1))
+    const maxBody = options.maxBodySize ?? 4 * 1024 * 1024
+    const protect = options.dnsRebindingProtection ?? true
+    const allowedHosts = (options.allowedHosts ?? localHosts).map((h) => h.toLowerCase())
+    const sessions = new Map<string, Session>()
+    // Stateless requests each run as their own connection: they share one requestState key, so that a
+    // multi-round-trip retry (a new connection) verifies the state an earlier one signed.
+    const statelessServer: McpServer.McpServerService = server.options.requestStateKey === undefined
+      ? {
+        ...server,
+        options: { ...server.options, requestStateKey: globalThis.crypto.getRandomValues(new Uint8Array(32)) }
+      }
+      : server
+
+    const metadataUrl = options.protectedResource === undefined ? undefined : (() => {
+      const url = new URL(options.protectedResource.resource)
+      return `${url.origin}/.well-known/oauth-protected-resource${url.pathname === "/" ? "" : url.pathname}`
+    })()
+
+    // ---------- guards ----------
+
+    const hostAllowed = (host: string | undefined) => {
+      if (!protect) return true
+      if (host === undefined) return false
+      const h = host.toLowerCase()
+      return allowedHosts.includes(h) || allowedHosts.includes(hostnameOf(h))
+    }
+
+    const originAllowed = (origin: string | undefined) => {
+      if (!protect || origin === undefined) return true
+      if (options.allowedOrigins !== undefined) return options.allowedOrigins.includes(origin)
+      const url = Either.getOrUndefined(Either.try(() => new URL(origin)))
+      return url !== undefined && (url.protocol === "http:" || url.protocol === "https:") &&
+        localHosts.includes(url.hostname.toLowerCase())
+    }
+
+    const unauthorized = (e: Unauthorized) => {
+      const error = e.error ?? "invalid_token"
+      const parts = [
+        `error="${error}"`,
+        `error_description="${e.reason.replace(/["\\]/g, "")}"`,
+        ...(e.scope === undefined ? [] : [`scope="${e.scope}"`]),
+        ...(metadataUrl === undefined ? [] : [`resource_metadata="${metadataUrl}"`])
+      ]
+      return httpError(error === "insufficient_scope" ? 403 : 401, -32001, e.reason, {
+        "www-authenticate": `Bearer ${parts.join(", ")}`
+      })
+    }
+
+    // ---------- sessions ----------
+
+    const touch = (s: Session) => Effect.map(Clock.currentTimeMillis, (now) => void (s.lastActivity = now))
+
+    const push = (s: Session | undefined, target: Outbox.OutStream, message: Transport.Outgoing, final: boolean) =>
+      Effect.gen(function*() {
+        const seq = target.nextSeq++
+        if (s !== undefined && store !== undefined) yield* store.append(s.id, target.key, seq, message)
+        if (final && s !== undefined && target.attached === 0) s.streams.delete(target.key)
+        yield* Queue.offer(target.queue, { seq, message, final })
+      })
+
+    /** Ends a POST stream that will get no response (cancelled, or its session ended). */
+    const endStream = (s: Session, target: Outbox.OutStream) =>
+      Effect.suspend(() => {
+        for (const id of target.pending) s.routes.delete(id)
+        target.pending.clear()
+        if (target.attached === 0) s.streams.delete(target.key)
+        return Queue.offer(target.queue, { seq: target.nextSeq++, message: [], final: true })
+      })
+
+    const deliver = (s: Session, message: Transport.Outgoing, related: JsonRpc.RequestId | undefined) =>
+      Effect.suspend(() => {
+        if (!Array.isArray(message) && Wire.isResponse(message) && message.id === s.initializeId) {
+          const version = Wire.record((message as { result?: unknown }).result).protocolVersion
+          if (typeof version === "string") s.revision = version
+        }
+        const ids = responseIds(message)
+        let target: Outbox.OutStream | undefined
+        for (const id of ids) {
+          target = s.routes.get(id)
+          if (target !== undefined) break
+        }
+        if (target === undefined && ids.length === 0 && related !== undefined && mode !== "json") {
+          target = s.routes.get(related)
+        }
+        if (target === undefined) {
+          if (ids.length > 0) return Effect.logDebug(`effect-mcp: dropped a response for request ${ids.join(", ")}`)
+          target = s.standalone
+        }
+        for (const id of ids) if (target.pending.delete(id)) s.routes.delete(id)
+        const final = target !== s.standalone && ids.length > 0 && target.pending.size === 0
+        return push(s, target, message, final)
+      })
+
+    const closeSession = (s: Session) =>
+      Effect.suspend(() => {
+        if (s.closed) return Effect.void
+        s.closed = true
+        sessions.delete(s.id)
+        return Effect.gen(function*() {
+          yield* Queue.shutdown(s.incoming)
+          yield* Scope.close(s.scope, Exit.void)
+          for (const stream of [...s.streams.values()]) yield* endStream(s, stream)
+          if (s.standalone.evict !== undefined) yield* Deferred.succeed(s.standalone.evict, undefined)
+          if (store !== undefined) yield* store.forget(s.id)
+        })
+      })
+
+    const createSession = Effect.gen(function*() {
+      const id = randomSessionId()
+      const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
+      const incoming = yield* Queue.unbounded<Transport.Incoming>()
+      const now = yield* Clock.currentTimeMillis
+      const session: Session = {
+        id,
+        scope,
+        incoming,
+        standalone: yield* Outbox.make("g", 1024),
+        streams: new Map(),
+        routes: new Map(),
+        revision: undefined,
+        initializeId: undefined,
+        nextStream: 0,
+        lastActivity: now,
+        active: 0,
+        closed: false
+      }
+      const transport: Transport.TransportService = {
+        incoming: Stream.fromQueue(incoming),
+        send: (message, sendOptions) => deliver(session, message, sendOptions?.relatedRequestId)
+      }
+      sessions.set(id, session)
+      yield* McpServer.serve.pipe(
+        Effect.provideService(McpServer.McpServer, server),
+        Effect.provideService(Transport.Transport, transport),
+        Scope.extend(scope),
+        Effect.ensuring(closeSession(session)),
+        Effect.forkIn(scope)
+      )
+      return session
+    })
+
+    // Idle sessions are reaped; a session with a request or a stream in flight is never idle.
+    const tickMs = Math.min(Math.max(Math.floor(idleMs / 4), 10), 5_000)
+    yield* Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      for (const s of [...sessions.values()]) {
+        if (s.active > 0 || s.standalone.attached > 0) s.lastActivity = now
+        else if (now - s.lastActivity > idleMs) yield* closeSession(s)
+      }
+    }).pipe(Effect.repeat(Schedule.spaced(Duration.millis(tickMs))), Effect.forkScoped)
+    yield* Effect.addFinalizer(() => Effect.forEach([...sessions.values()], closeSession, { discard: true }))
+
+    // ---------- responses ----------
+
+    const eventIdOf = (key: string) => (seq: number) => `${key}.${seq}`
+
+    const primingFor = (revision: string | undefined) =>
+      store !== undefined && revision !== undefined && revision >= "2025-11-25" ? retryMs : undefined
+
+    /** Answers a POST once its stream has its first item: JSON when that is the final response, else SSE. */
+    const answer = (
+      s: Session | undefined,
+      stream: Outbox.OutStream,
+      headers: Record<string, string>,
+      onEnd: Effect.Effect<void>,
+      jsonStatus: (message: Transport.Outgoing | undefined) => number,
+      taken: Outbox.Item | undefined
+    ) =>
+      Effect.gen(function*() {
+        const first = taken !== undefined || mode === "sse"
+          ? taken
+          : yield* Queue.take(stream.queue).pipe(Effect.onInterrupt(() => onEnd))
+        if (first !== undefined && (first.final && mode !== "sse" || mode === "json")) {
+          stream.finalTaken = first.final
+          if (s !== undefined && first.final) s.streams.delete(stream.key)
+          yield* onEnd
+          const message = Array.isArray(first.message) && first.message.length === 0 ? undefined : first.message
+          if (message === undefined) return httpError(404, -32001, "Session not found", headers)
+          return jsonResponse(jsonStatus(message), JSON.stringify(message), headers)
+        }
+        const body = yield* Outbox.write(stream, {
+          eventId: s !== undefined && store !== undefined ? eventIdOf(stream.key) : undefined,
+          replay: [],
+          first,
+          primingRetryMs: s === undefined ? undefined : primingFor(s.revision),
+          keepAlive,
+          onEnd: Effect.suspend(() => {
+            if (s !== undefined && stream.finalTaken) s.streams.delete(stream.key)
+            return onEnd
+          })
+        })
+        return HttpServerResponse.stream(body, {
+          status: 200,
+          contentType: "text/event-stream",
+          headers: { ...sseHeaders, ...headers }
+        })
+      })
+
+    // ---------- handshake eras ----------
+
+    const lookup = (request: HttpServerRequest.HttpServerRequest) => {
+      const id = request.headers["mcp-session-id"]
+      if (id === undefined) {
+        return Either.left(httpError(400, -32000, "Bad Request: Mcp-Session-Id header is required"))
+      }
+      const s = sessions.get(id)
+      if (s === undefined || s.closed) return Either.left(httpError(404, -32001, "Session not found"))
+      const version = request.headers["mcp-protocol-version"]
+      if (
+        version !== undefined && (!Revision.isRevision(version) || (s.revision !== undefined && version !== s.revision))
+      ) {
+        return Either.left(
+          httpError(400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version} for this session`)
+        )
+      }
+      return Either.right(s)
+    }
+
+    const classify = (items: ReadonlyArray<unknown>) =>
+      items.every((m) => Wire.isRequest(m) || Wire.isNotification(m) || Wire.isResponse(m))
+
+    const handshakePost = (
+      request: HttpServerRequest.HttpServerRequest,
+      body: unknown,
+      auth: Transport.AuthInfo | undefined
+    ) =>
+      Effect.gen(function*() {
+        const items: ReadonlyArray<unknown> = Array.isArray(body) ? body : [body]
+        if (items.length === 0 || !classify(items)) {
+          return jsonResponse(
+            400,
+            Wire.errorBody(
+              Array.isArray(body)
+                ? null
+                : Wire.isId(Wire.record(body).id)
+                ? Wire.record(body).id as JsonRpc.RequestId
+                : null,
+              -32600,
+              "Invalid request: not a JSON-RPC message"
+            )
+          )
+        }
+        const isInit = Wire.isRequest(body) && body.method === "initialize"
+        if (Array.isArray(body) && items.some((m) => Wire.isRequest(m) && m.method === "initialize")) {
+          return httpError(400, -32600, "Invalid request: initialize must not be part of a batch")
+        }
+        let s: Session
+        if (isInit && request.headers["mcp-session-id"] === undefined) {
+          if (sessions.size >= maxSessions) return httpError(503, -32000, "Too many sessions")
+          s = yield* createSession
+        } else {
+          const found = lookup(request)
+          if (Either.isLeft(found)) return found.left
+          s = found.right
+        }
+        if (Array.isArray(body) && s.revision !== "2025-03-26") {
+          return httpError(400, -32600, "Invalid request: JSON-RPC batches are only accepted from 2025-03-26 sessions")
+        }
+        const requestIds = items.filter(Wire.isRequest).map((m) => m.id)
+        if (requestIds.some((id) => s.routes.has(id))) {
+          return httpError(400, -32600, "Invalid request: a request with this id is already in flight")
+        }
+        s.active++
+        yield* touch(s)
+        const release = Effect.suspend(() => {
+          s.active--
+          return touch(s)
+        })
+        const frame = Transport.frame(body, auth === undefined ? undefined : { auth })
+        if (requestIds.length === 0) {
+          yield* Queue.offer(s.incoming, frame)
+          yield* settleCancellations(s, items)
+          yield* release
+          return HttpServerResponse.empty({ status: 202 })
+        }
+        const stream = yield* Outbox.make(`p${s.nextStream++}`)
+        for (const id of requestIds) {
+          stream.pending.add(id)
+          s.routes.set(id, stream)
+        }
+        s.streams.set(stream.key, stream)
+        if (isInit) s.initializeId = (body as { readonly id: JsonRpc.RequestId }).id
+        yield* Queue.offer(s.incoming, frame)
+        yield* settleCancellations(s, items)
+        if (isInit) {
+          const first = yield* Queue.take(stream.queue).pipe(Effect.onInterrupt(() => release))
+          if (s.revision === undefined) {
+            // initialize failed: no session comes of it.
+            yield* release
+            yield* closeSession(s)
+            return jsonResponse(200, JSON.stringify(first.message))
+          }
+          return yield* answer(s, stream, { "mcp-session-id": s.id }, release, () => 200, first)
+        }
+        return yield* answer(s, stream, { "mcp-session-id": s.id }, release, () => 200, undefined)
+      })
+
+    /** A cancelled request gets no response: its POST stream ends without one. */
+    const settleCancellations = (s: Session, items: ReadonlyArray<unknown>) =>
+      Effect.forEach(items, (m) => {
+        const r = Wire.record(m)
+        if (r.method !== "notifications/cancelled") return Effect.void
+        const id = Wire.record(r.params).requestId
+        if (!Wire.isId(id)) return Effect.void
+        const target = s.routes.get(id)
+        if (target === undefined) return Effect.void
+        target.pending.delete(id)
+        s.routes.delete(id)
+        return target.pending.size === 0 ? endStream(s, target) : Effect.void
+      }, { discard: true })
+
+    const handshakeGet = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function*() {
+        if (!standaloneSse) return httpError(405, -32000, "Method not allowed", { allow: "POST, DELETE" })
+        const accept = request.headers["accept"] ?? ""
+        if (!accept.includes("text/event-stream") && !accept.includes("*/*")) {
+          return httpError(406, -32000, "Not Acceptable: the client must accept text/event-stream")
+        }
+        const found = lookup(request)
+        if (Either.isLeft(found)) return found.left
+        const s = found.right
+        yield* touch(s)
+        const headers = { ...sseHeaders, "mcp-session-id": s.id }
+        const lastEventId = request.headers["last-event-id"]
+        const parsed = lastEventId === undefined ? null : /^([gp]\d*)\.(-?\d+)$/.exec(lastEventId)
+        let target = s.standalone
+        let replay: ReadonlyArray<EventStore.StoredEvent> = []
+        if (parsed !== null && store !== undefined) {
+          const key = parsed[1]!
+          replay = yield* store.after(s.id, key, Number(parsed[2]))
+          const live = key === "g" ? s.standalone : s.streams.get(key)
+          if (live !== undefined) target = live
+          else {
+            // A POST stream that has ended: replay what the client missed, then end.
+            target = yield* Outbox.make(key)
+            target.finalTaken = true
+          }
+        }
+        const body = yield* Outbox.write(target, {
+          eventId: store === undefined ? undefined : eventIdOf(target.key),
+          replay,
+          first: undefined,
+          primingRetryMs: primingFor(s.revision),
+          keepAlive,
+          onEnd: Effect.suspend(() => {
+            if (target !== s.standalone && target.finalTaken) s.streams.delete(target.key)
+            return touch(s)
+          })
+        })
+        return HttpServerResponse.stream(body, { status: 200, contentType: "text/event-stream", headers })
+      })
+
+    const handshakeDelete = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function*() {
+        const found = lookup(request)
+        if (Either.isLeft(found)) return found.left
+        yield* closeSession(found.right)
+        return HttpServerResponse.empty({ status: 200 })
+      })
+
+    // ---------- 2026-07-28 ----------
+
+    const checkHeaders = (request: HttpServerRequest.HttpServerRequest, body: Record<string, unknown>) => {
+      const version = request.headers["mcp-protocol-version"]
+      const meta = Wire.metaRevision(body)
+      if (version === undefined) return "Header mismatch: the MCP-Protocol-Version header is required"
+      if (meta !== version) {
+        return `Header mismatch: MCP-Protocol-Version header value '${version}' does not match body value '${
+          String(meta)
+        }'`
+      }
+      if (!Wire.isRequest(body)) return undefined
+      const method = request.headers["mcp-method"]
+      if (method === undefined) return "Header mismatch: the Mcp-Method header is required"
+      if (method !== body.method) {
+        return `Header mismatch: Mcp-Method header value '${method}' does not match body value '${body.method}'`
+      }
+      const field = Wire.namedMethods[body.method]
+      if (field === undefined) return undefined
+      const raw = request.headers["mcp-name"]
+      if (raw === undefined) return `Header mismatch: the Mcp-Name header is required for ${body.method}`
+      const name = Wire.decodeHeaderValue(raw)
+      if (name === undefined) return "Header mismatch: the Mcp-Name header is not valid Base64"
+      const value = Wire.record(Wire.record(body).params)[field]
+      if (name !== String(value)) {
+        return `Header mismatch: Mcp-Name header value '${name}' does not match body value '${String(value)}'`
+      }
+      return undefined
+    }
+
+    const statelessPost = (
+      request: HttpServerRequest.HttpServerRequest,
+      body: unknown,
+      auth: Transport.AuthInfo | undefined
+    ) =>
+      Effect.gen(function*() {
+        if (!Wire.isRecord(body)) {
+          return httpError(400, -32600, "Invalid request: JSON-RPC batches are not accepted under 2026-07-28")
+        }
+        const id = Wire.isId(body.id) ? body.id : null
+        const mismatch = checkHeaders(request, body)
+        if (mismatch !== undefined) return jsonResponse(400, Wire.errorBody(id, -32020, mismatch))
+        if (Wire.isNotification(body)) return HttpServerResponse.empty({ status: 202 })
+        if (!Wire.isRequest(body)) {
+          return jsonResponse(400, Wire.errorBody(id, -32600, "Invalid request: only requests are accepted here"))
+        }
+        const requestId = body.id
+        const incoming = yield* Queue.unbounded<Transport.Incoming>()
+        const stream = yield* Outbox.make("r")
+        stream.pending.add(requestId)
+        const transport: Transport.TransportService = {
+          incoming: Stream.fromQueue(incoming),
+          send: (message, sendOptions) =>
+            Effect.suspend(() => {
+              const ids = responseIds(message)
+              if (ids.includes(requestId)) {
+                if (!stream.pending.delete(requestId)) return Effect.void
+                return push(undefined, stream, message, true)
+              }
+              if (ids.length === 0 && sendOptions?.relatedRequestId === requestId && mode !== "json") {
+                return stream.pending.size === 0 ? Effect.void : push(undefined, stream, message, false)
+              }
+              return Effect.void
+            })
+        }
+        const scope = yield* Scope.make()
+        const end = Scope.close(scope, Exit.void)
+        yield* McpServer.serve.pipe(
+          Effect.provideService(McpServer.McpServer, statelessServer),
+          Effect.provideService(Transport.Transport, transport),
+          Scope.extend(scope),
+          Effect.forkIn(scope)
+        )
+        yield* Queue.offer(
+          incoming,
+          Transport.frame(body, {
+            revision: String(request.headers["mcp-protocol-version"]),
+            ...(auth === undefined ? {} : { auth })
+          })
+        )
+        return yield* answer(undefined, stream, {}, end, (m) => statusOfError(errorCode(m)), undefined)
+      })
+
+    // ---------- the endpoint ----------
+
+    const statelessHeader = (version: string | undefined) =>
+      version !== undefined &&
+      (Revision.isRevision(version) ? Revision.isStateless(version) : /^\d{4}-\d{2}-\d{2}$/.test(version) &&
+        version >= Revision.stateless)
+
+    return Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (!hostAllowed(request.headers["host"])) return httpError(403, -32000, "Forbidden: invalid Host header")
+      if (!originAllowed(request.headers["origin"])) return httpError(403, -32000, "Forbidden: invalid Origin header")
+      const auth = options.authenticate === undefined
+        ? Either.right(undefined)
+        : yield* Effect.either(options.authenticate(request))
+      if (Either.isLeft(auth)) return unauthorized(auth.left)
+      const version = request.headers["mcp-protocol-version"]
+      switch (request.method) {
+        case "POST": {
+          const text = yield* Effect.either(readBody(request, maxBody))
+          if (Either.isLeft(text)) {
+            return text.left._tag === "BodyTooLarge"
+              ? httpError(413, -32000, `Payload too large: the limit is ${maxBody} bytes`)
+              : httpError(400, -32700, "Parse error: the body could not be read")
+          }
+          const parsed = Wire.parseJson(text.right)
+          if (Either.isLeft(parsed)) return httpError(400, -32700, `Parse error: ${parsed.left}`)
+          const body = parsed.right
+          const stateless = Array.isArray(body)
+            ? statelessHeader(version)
+            : Wire.record(body).method !== "initialize" &&
+              (Wire.metaRevision(body) !== undefined || statelessHeader(version))
+          return yield* (stateless
+            ? statelessPost(request, body, auth.right)
+            : handshakePost(request, body, auth.right))
+        }
+        case "GET":
+          return statelessHeader(version)
+            ? httpError(405, -32000, "Method not allowed under 2026-07-28", { allow: "POST" })
+            : yield* handshakeGet(request)
+        case "DELETE":
+          return statelessHeader(version)
+            ? httpError(405, -32000, "Method not allowed under 2026-07-28", { allow: "POST" })
+            : yield* handshakeDelete(request)
+        default:
+          return httpError(405, -32000, "Method not allowed", { allow: "GET, POST, DELETE" })
+      }
+    })
+  })
+
+const metadataResponse = (m: ProtectedResourceMetadata) =>
+  HttpServerResponse.unsafeJson({
+    resource: m.resource,
+    authorization_servers: m.authorizationServers,
+    bearer_methods_supported: ["header"],
+    ...(m.scopesSupported === undefined ? {} : { scopes_supported: m.scopesSupported }),
+    ...(m.resourceName === undefined ? {} : { resource_name: m.resourceName }),
+    ...(m.resourceDocumentation === undefined ? {} : { resource_documentation: m.resourceDocumentation })
+  })
+
+/** The router with the MCP endpoint (and the protected-resource metadata when configured); sessions live in the Scope. */
+export const router = (
+  options: Options = {}
+): Effect.Effect<HttpRouter.HttpRouter, never, McpServer.McpServer | Scope.Scope> =>
+  Effect.gen(function*() {
+    const path = (options.path ?? "/mcp") as HttpRouter.PathInput
+    const handler = yield* makeHandler(options)
+    let routes = HttpRouter.empty.pipe(HttpRouter.all(path, handler))
+    const metadata = options.protectedResource
+    if (metadata !== undefined) {
+      const served = Effect.succeed(metadataResponse(metadata))
+      const suffix = new URL(metadata.resource).pathname
+      routes = routes.pipe(HttpRouter.get("/.well-known/oauth-protected-resource", served))
+      if (suffix !== "/") {
+        routes = routes.pipe(
+          HttpRouter.get(`/.well-known/oauth-protected-resource${suffix}` as HttpRouter.PathInput, served)
+        )
+      }
+    }
+    return routes
+  })
+
+/** Serves the MCP endpoint on the current HttpServer, for the McpServer in context. */
+export const layer = (options: Options = {}): Layer.Layer<never, never, McpServer.McpServer | HttpServer.HttpServer> =>
+  Layer.unwrapScoped(Effect.map(router(options), (routes) => HttpServer.serve(routes)))

@@ -1,0 +1,12 @@
+/**
+ * @effect-mcp/http: Streamable HTTP for every era, server and client, on @effect/platform.
+ */
+
+/** The event store behind resumable SSE streams. */
+export * as EventStore from "./EventStore.js"
+
+/** The Streamable HTTP client transport. */
+export * as McpHttpClient from "./McpHttpClient.js"
+
+/** The Streamable HTTP server endpoint. */
+export * as McpHttpServer from "./McpHttpServer.js"

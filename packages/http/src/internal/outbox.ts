@@ -1,0 +1,116 @@
+/**
+ * The server side of one SSE stream of a session: a queue of outgoing messages that outlives the
+ * HTTP response carrying it (so that a cut connection loses nothing when an event store is
+ * present), and the writer that turns it into SSE bytes, with replay, priming and keep-alive.
+ */
+import type { Transport } from "@effect-mcp/core"
+import type { JsonRpc } from "@effect-mcp/schema"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import type { StoredEvent } from "../EventStore.js"
+import * as Sse from "./sse.js"
+
+/** One message on its way to the client. */
+export interface Item {
+  /** Its position in the stream. */
+  readonly seq: number
+  /** The message or batch. */
+  readonly message: Transport.Outgoing
+  /** Whether it is the last message of the stream (the response that settles its last request). */
+  readonly final: boolean
+}
+
+/** One logical SSE stream (a POST's, or a session's standalone one). */
+export interface OutStream {
+  /** The stream's id within its session (`g` for the standalone stream, `p<n>` for a POST's). */
+  readonly key: string
+  readonly queue: Queue.Queue<Item>
+  /** The requests whose responses this stream still awaits. */
+  readonly pending: Set<JsonRpc.RequestId>
+  nextSeq: number
+  /** The seq of the last item a writer took from the queue (-1 before any). */
+  lastTaken: number
+  /** Whether a writer took the final item. */
+  finalTaken: boolean
+  /** How many writers are attached (0 or 1). */
+  attached: number
+  /** Ends the attached writer when a newer one takes over. */
+  evict: Deferred.Deferred<void> | undefined
+}
+
+/** Makes a stream; the standalone one is bounded (oldest messages dropped while no client listens). */
+export const make = (key: string, capacity?: number): Effect.Effect<OutStream> =>
+  Effect.map(capacity === undefined ? Queue.unbounded<Item>() : Queue.sliding<Item>(capacity), (queue) => ({
+    key,
+    queue,
+    pending: new Set(),
+    nextSeq: 0,
+    lastTaken: -1,
+    finalTaken: false,
+    attached: 0,
+    evict: undefined
+  }))
+
+/** What a writer needs to know. */
+export interface WriteOptions {
+  /** Event ids for a resumable stream (undefined: events carry no id). */
+  readonly eventId: ((seq: number) => string) | undefined
+  /** Events to replay first (after a `Last-Event-ID`), oldest first. */
+  readonly replay: ReadonlyArray<StoredEvent>
+  /** An item already taken from the queue, written first. */
+  readonly first: Item | undefined
+  /** Send the priming event with this `retry` (2025-11-25 and later). */
+  readonly primingRetryMs: number | undefined
+  readonly keepAlive: Duration.Duration
+  /** Runs when the writer ends, however it ends. */
+  readonly onEnd: Effect.Effect<void>
+}
+
+/** The SSE body of a stream for one HTTP response; it ends after the final item (or when evicted or cut). */
+export const write = (stream: OutStream, options: WriteOptions): Effect.Effect<Stream.Stream<Uint8Array>> =>
+  Effect.gen(function*() {
+    if (stream.evict !== undefined) yield* Deferred.succeed(stream.evict, undefined)
+    const evict = yield* Deferred.make<void>()
+    stream.evict = evict
+    stream.attached++
+    const eventId = options.eventId
+    const replayedUpTo = options.replay.length > 0 ? options.replay[options.replay.length - 1]!.seq : -1
+    const opening: Array<Uint8Array> = []
+    if (options.primingRetryMs !== undefined && eventId !== undefined) {
+      opening.push(Sse.priming(eventId(Math.max(stream.lastTaken, replayedUpTo)), options.primingRetryMs))
+    } else opening.push(Sse.opening)
+    for (const e of options.replay) opening.push(Sse.event(eventId?.(e.seq), e.message))
+    const taken = (item: Item) => {
+      if (item.seq > stream.lastTaken) stream.lastTaken = item.seq
+      if (item.final) stream.finalTaken = true
+    }
+    const render = (item: Item): Uint8Array | undefined =>
+      item.seq <= replayedUpTo ? undefined : Sse.event(eventId?.(item.seq), item.message)
+    const live: Stream.Stream<Item> = stream.finalTaken && options.first === undefined
+      ? Stream.empty
+      : Stream.concat(
+        options.first === undefined ? Stream.empty : Stream.make(options.first),
+        options.first?.final === true ? Stream.empty : Stream.fromQueue(stream.queue, { maxChunkSize: 1 })
+      ).pipe(Stream.takeUntil((item) => item.final))
+    const events = Stream.concat(
+      Stream.fromIterable(opening),
+      live.pipe(
+        Stream.tap((item) => Effect.sync(() => taken(item))),
+        Stream.filterMap((item) => Option.fromNullable(render(item)))
+      )
+    )
+    const keepAlive = Stream.fromSchedule(Schedule.spaced(options.keepAlive)).pipe(Stream.as(Sse.keepAlive))
+    return Stream.merge(events, keepAlive, { haltStrategy: "left" }).pipe(
+      Stream.interruptWhen(Deferred.await(evict)),
+      Stream.ensuring(Effect.suspend(() => {
+        stream.attached--
+        if (stream.evict === evict) stream.evict = undefined
+        return options.onEnd
+      }))
+    )
+  })
