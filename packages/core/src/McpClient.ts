@@ -572,7 +572,7 @@ export const make = (
             if (raw.resultType !== "task") {
               return yield* new ProtocolViolation({ reason: `tools/call ${name} did not create a task` })
             }
-            created = yield* taskOf(record(raw.task), "task")
+            created = yield* taskOf(raw, "task")
           } else {
             if (Method.info("tasks/get")?.revisions.includes(revision) !== true) {
               return yield* new McpError.MethodNotFound({

@@ -226,8 +226,10 @@ describe("2026-07-28 tasks extension on the wire", () => {
       })
       const created = (yield* peer.next).result
       expect(created.resultType).toBe("task")
-      expect(created.task.status).toBe("working")
-      const taskId = created.task.taskId
+      // The extension's CreateTaskResult is `Result & Task`: the task's fields sit beside resultType.
+      expect(created).toMatchObject({ status: "working", pollInterval: 100, ttl: null })
+      expect(created.task).toBeUndefined()
+      const taskId = created.taskId
       yield* TestClock.adjust("10 millis")
       yield* peer.send({ jsonrpc: "2.0", id: 2, method: "tasks/get", params: { _meta: meta(ext), taskId } })
       const got = (yield* peer.next).result

@@ -433,7 +433,7 @@ export const make = (
         // 2026: the server makes a task when the request declares the extension and the tool supports tasks.
         const declared = record(record(ctx.clientCapabilities).extensions)[tasksExtension] !== undefined
         if (declared && support !== "forbidden") {
-          return Effect.map(startTask(call, rev, undefined), (task) => ({ resultType: "task", task }))
+          return Effect.map(startTask(call, rev, undefined), (task) => ({ resultType: "task", ...task }))
         }
         return support === "required"
           ? Effect.fail(methodNotFound(`tools/call of ${name} without the ${tasksExtension} extension`))
@@ -531,9 +531,9 @@ export const make = (
     // ---------- dispatch ----------
 
     const encodeResult = (method: string, rev: Revision.Revision, result: unknown) => {
+      // A 2026 task result (`Result & Task`) belongs to an extension no revision schema describes: sent as built.
+      if (method === "tools/call" && record(result).resultType === "task") return Effect.succeed(record(result))
       const created = method === "tools/call" && typeof record(result).task === "object"
-      // A 2026 task result belongs to an extension no revision schema describes: it is ours, sent as built.
-      if (created && Revision.isStateless(rev)) return Effect.succeed(record(result))
       const encoded = created ? Codec.encode(rev, "CreateTaskResult", result) : Codec.encodeResult(method, rev, result)
       return Either.isRight(encoded)
         ? Effect.succeed(encoded.right as Record<string, unknown>)
