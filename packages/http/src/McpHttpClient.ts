@@ -1,1 +1,478 @@
-export {}
+/**
+ * The Streamable HTTP client transport: every message is a POST that accepts JSON or SSE; the
+ * standalone GET stream carries the server's own messages; cut streams are resumed with
+ * `Last-Event-ID` after a backoff; the session id and negotiated revision travel on every request
+ * of a handshake session, and 2026-07-28 requests carry `MCP-Protocol-Version`, `Mcp-Method`
+ * and `Mcp-Name` instead (cancelling one closes its response stream). When the server forgets
+ * the session (404), the transport re-initializes transparently and resends what the server never
+ * saw; the session is ended with DELETE when the scope closes.
+ */
+import { Transport } from "@effect-mcp/core"
+import { type JsonRpc, Revision } from "@effect-mcp/schema"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as FiberMap from "effect/FiberMap"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { createParser } from "eventsource-parser"
+import * as Wire from "./internal/wire.js"
+
+/** The server no longer knows our session (HTTP 404) and re-initializing failed. */
+export class SessionExpired extends Data.TaggedError("SessionExpired")<{
+  readonly sessionId: string
+  readonly reason: string
+}> {}
+
+/** How the transport reaches its server. */
+export interface Options {
+  /** The MCP endpoint. */
+  readonly url: string | URL
+  /** Headers sent with every request. */
+  readonly headers?: Readonly<Record<string, string>>
+  /** Supplies the bearer token of every request (`undefined`: none). */
+  readonly token?: Effect.Effect<string | undefined>
+  /** Whether to open the standalone GET stream after the handshake (default true; 405 is tolerated). */
+  readonly standaloneStream?: boolean
+  /** The delays between reconnection attempts of a cut SSE stream (default: exponential from 100 ms, 8 tries). */
+  readonly reconnect?: Schedule.Schedule<unknown, unknown>
+  /** Whether closing the scope ends the session with DELETE (default true). */
+  readonly terminateOnClose?: boolean
+}
+
+/** Requests that may be resent when their fate is unknown (the session died while they were in flight). */
+const idempotent = new Set([
+  "ping",
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "server/discover"
+])
+
+interface SseEvent {
+  readonly id: string | undefined
+  readonly data: string
+}
+
+type Chunk = { readonly _tag: "Event"; readonly event: SseEvent } | { readonly _tag: "Retry"; readonly ms: number }
+
+/** SSE events of a body, parsed by eventsource-parser. */
+const sseEvents = <E>(body: Stream.Stream<Uint8Array, E>): Stream.Stream<Chunk, E> =>
+  Stream.suspend(() => {
+    const decoder = new TextDecoder()
+    let out: Array<Chunk> = []
+    const parser = createParser({
+      onEvent: (e) => void out.push({ _tag: "Event", event: { id: e.id, data: e.data } }),
+      onRetry: (ms) => void out.push({ _tag: "Retry", ms })
+    })
+    return body.pipe(
+      Stream.mapConcat((bytes) => {
+        parser.feed(decoder.decode(bytes, { stream: true }))
+        const chunk = out
+        out = []
+        return chunk
+      })
+    )
+  })
+
+const statelessRevision = (message: unknown): string | undefined => {
+  const rev = Wire.metaRevision(message)
+  return typeof rev === "string" && (Revision.isRevision(rev) ? Revision.isStateless(rev) : rev >= Revision.stateless)
+    ? rev
+    : undefined
+}
+
+/** A failure of one exchange, before or while reading its answer. */
+class Failed extends Data.TaggedError("Failed")<{ readonly reason: string; readonly status?: number }> {}
+
+/** Makes the transport; it lives (and its session with it) until the scope closes. */
+export const make = (
+  options: Options
+): Effect.Effect<Transport.TransportService, never, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const url = typeof options.url === "string" ? options.url : options.url.toString()
+    const incoming = yield* Effect.acquireRelease(Queue.unbounded<Transport.Incoming>(), Queue.shutdown)
+    const exchanges = yield* FiberMap.make<JsonRpc.RequestId>()
+    const reconnect = options.reconnect ??
+      Schedule.exponential(Duration.millis(100)).pipe(Schedule.intersect(Schedule.recurs(8)))
+    let sessionId: string | undefined
+    let protocolVersion: string | undefined
+    let initialize: JsonRpc.Request | undefined
+    let listening = false
+    let reinitializing: Effect.Effect<void, SessionExpired> | undefined
+    let nextInternalId = 0
+    /** Ids of requests whose response arrived (the exchange stops resuming once its id is here). */
+    const answered = new Set<JsonRpc.RequestId>()
+    /** Requests sent statelessly (2026-07-28), whose cancellation is closing their stream. */
+    const stateless = new Set<JsonRpc.RequestId>()
+    /** Responses to our internal requests (re-initialization) go here instead of to the engine. */
+    const internal = new Map<JsonRpc.RequestId, (message: Record<string, unknown>) => void>()
+
+    // ---------- what arrives ----------
+
+    const receive = (message: unknown): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const items: ReadonlyArray<unknown> = Array.isArray(message) ? message : [message]
+        let forward = true
+        for (const m of items) {
+          if (!Wire.isResponse(m) || m.id === null) continue
+          const hook = internal.get(m.id)
+          if (hook !== undefined) {
+            internal.delete(m.id)
+            hook(m as Record<string, unknown>)
+            forward = false
+            continue
+          }
+          answered.add(m.id)
+          if (initialize !== undefined && m.id === initialize.id) {
+            const version = Wire.record((m as { result?: unknown }).result).protocolVersion
+            if (typeof version === "string") protocolVersion = version
+          }
+        }
+        return forward ? Queue.offer(incoming, Transport.frame(message)).pipe(Effect.asVoid) : Effect.void
+      })
+
+    const receiveText = (data: string) => {
+      const parsed = Wire.parseJson(data)
+      return Either.isRight(parsed)
+        ? receive(parsed.right)
+        : Queue.offer(incoming, Transport.malformed(parsed.left)).pipe(Effect.asVoid)
+    }
+
+    // ---------- requests ----------
+
+    const headersFor = (message: unknown, withSession: boolean) =>
+      Effect.gen(function*() {
+        const token = options.token === undefined ? undefined : yield* options.token
+        const headers: Record<string, string> = {
+          ...options.headers,
+          accept: "application/json, text/event-stream"
+        }
+        if (token !== undefined) headers["authorization"] = `Bearer ${token}`
+        const rev = statelessRevision(message)
+        if (rev !== undefined) {
+          const m = Wire.record(message)
+          headers["mcp-protocol-version"] = rev
+          if (typeof m.method === "string") {
+            headers["mcp-method"] = m.method
+            const field = Wire.namedMethods[m.method]
+            const value = field === undefined ? undefined : Wire.record(m.params)[field]
+            if (value !== undefined) headers["mcp-name"] = Wire.encodeHeaderValue(String(value))
+          }
+          return headers
+        }
+        if (withSession && sessionId !== undefined) headers["mcp-session-id"] = sessionId
+        if (protocolVersion !== undefined) headers["mcp-protocol-version"] = protocolVersion
+        return headers
+      })
+
+    const execute = (request: HttpClientRequest.HttpClientRequest) =>
+      client.execute(request).pipe(
+        Effect.mapError((e: HttpClientError.HttpClientError) => new Failed({ reason: e.message }))
+      )
+
+    const postRaw = (message: unknown, withSession = true) =>
+      Effect.flatMap(headersFor(message, withSession), (headers) =>
+        execute(
+          HttpClientRequest.post(url).pipe(
+            HttpClientRequest.setHeaders(headers),
+            HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
+          )
+        ))
+
+    /** Reads an answer (JSON or SSE) into `onMessage`; returns the last event id seen, and the server's retry. */
+    const readAnswer = (
+      response: HttpClientResponse.HttpClientResponse,
+      onText: (data: string) => Effect.Effect<void>,
+      cursor: { lastEventId: string | undefined; retryMs: number | undefined }
+    ): Effect.Effect<void, Failed> => {
+      const type = response.headers["content-type"] ?? ""
+      if (type.includes("text/event-stream")) {
+        return sseEvents(response.stream).pipe(
+          Stream.runForEach((chunk) => {
+            if (chunk._tag === "Retry") return Effect.sync(() => void (cursor.retryMs = chunk.ms))
+            if (chunk.event.id !== undefined) cursor.lastEventId = chunk.event.id
+            return chunk.event.data === "" ? Effect.void : onText(chunk.event.data)
+          }),
+          Effect.mapError((e) => new Failed({ reason: `the SSE stream failed: ${e.message}` }))
+        )
+      }
+      return response.text.pipe(
+        Effect.mapError((e) => new Failed({ reason: e.message })),
+        Effect.flatMap((text) => (text.trim() === "" ? Effect.void : onText(text)))
+      )
+    }
+
+    /** Resumes a cut stream with GET and `Last-Event-ID` until `done()` or the schedule gives up. */
+    const resume = (
+      cursor: { lastEventId: string | undefined; retryMs: number | undefined },
+      done: () => boolean
+    ): Effect.Effect<boolean, Failed> =>
+      Effect.gen(function*() {
+        const driver = yield* Schedule.driver(reconnect)
+        while (!done()) {
+          if (cursor.lastEventId === undefined) return false
+          const next = yield* Effect.either(driver.next(undefined))
+          if (Either.isLeft(next)) return false
+          if (cursor.retryMs !== undefined) yield* Effect.sleep(Duration.millis(cursor.retryMs))
+          const headers = yield* headersFor(undefined, true)
+          const response = yield* Effect.either(execute(
+            HttpClientRequest.get(url).pipe(
+              HttpClientRequest.setHeaders({
+                ...headers,
+                accept: "text/event-stream",
+                "last-event-id": cursor.lastEventId
+              })
+            )
+          ))
+          if (Either.isLeft(response)) continue
+          if (response.right.status === 404 && sessionId !== undefined) {
+            return yield* new Failed({ reason: "expired", status: 404 })
+          }
+          if (response.right.status < 200 || response.right.status >= 300) {
+            return false
+          }
+          const before = cursor.lastEventId
+          yield* Effect.either(readAnswer(response.right, receiveText, cursor))
+          if (cursor.lastEventId !== before) yield* driver.reset
+        }
+        return true
+      })
+
+    const synthesize = (id: JsonRpc.RequestId, code: number, message: string, data?: unknown) =>
+      receive({ jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } })
+
+    /** What an HTTP error answer means for a request: its JSON-RPC error body, or one made from the status. */
+    const errorAnswer = (id: JsonRpc.RequestId, response: HttpClientResponse.HttpClientResponse) =>
+      Effect.gen(function*() {
+        const text = yield* Effect.orElseSucceed(response.text, () => "")
+        const parsed = Wire.parseJson(text)
+        const body = Either.isRight(parsed) ? Wire.record(parsed.right) : {}
+        const error = Wire.record(body.error)
+        if (typeof error.code === "number" && typeof error.message === "string") {
+          return yield* receive({ ...body, jsonrpc: "2.0", id })
+        }
+        return yield* synthesize(id, -32000, `HTTP ${response.status}`, { status: response.status, body: text })
+      })
+
+    // ---------- sessions ----------
+
+    /** Runs the handshake again with the parameters of the first one, under a new session. */
+    const reinitialize = (stale: string): Effect.Effect<void, SessionExpired> =>
+      Effect.gen(function*() {
+        if (sessionId !== stale) return
+        if (reinitializing !== undefined) return yield* reinitializing
+        const run = Effect.gen(function*() {
+          const init = initialize
+          if (init === undefined) {
+            return yield* new SessionExpired({ sessionId: stale, reason: "no handshake to repeat" })
+          }
+          const id = `effect-mcp-reinitialize-${nextInternalId++}`
+          let result: Record<string, unknown> | undefined
+          internal.set(id, (m) => void (result = m))
+          sessionId = undefined
+          const response = yield* postRaw({ ...init, id }, false)
+          const fresh = response.headers["mcp-session-id"]
+          const cursor = { lastEventId: undefined, retryMs: undefined }
+          yield* readAnswer(response, receiveText, cursor)
+          internal.delete(id)
+          const ok = result !== undefined && "result" in result &&
+            Wire.record(result.result).protocolVersion === protocolVersion
+          if (!ok || response.status !== 200) {
+            return yield* new SessionExpired({ sessionId: stale, reason: "the server refused to initialize again" })
+          }
+          sessionId = fresh
+          const ack = yield* postRaw({ jsonrpc: "2.0", method: "notifications/initialized" })
+          if (ack.status >= 300) {
+            return yield* new SessionExpired({
+              sessionId: stale,
+              reason: `notifications/initialized got ${ack.status}`
+            })
+          }
+          yield* Effect.logDebug(`effect-mcp: session ${stale} expired; continued as ${fresh ?? "(no session)"}`)
+          if (listening) yield* startListening
+        }).pipe(
+          Effect.catchTag("Failed", (e) => new SessionExpired({ sessionId: stale, reason: e.reason })),
+          Effect.ensuring(Effect.sync(() => void (reinitializing = undefined)))
+        )
+        const cached = yield* Effect.cached(run)
+        reinitializing = cached
+        return yield* cached
+      })
+
+    /** The standalone GET stream: opened once after the handshake, reconnected with backoff. */
+    const listen = Effect.gen(function*() {
+      const driver = yield* Schedule.driver(reconnect)
+      const cursor = { lastEventId: undefined as string | undefined, retryMs: undefined as number | undefined }
+      while (true) {
+        const stale = sessionId
+        const headers = yield* headersFor(undefined, true)
+        const response = yield* Effect.either(execute(
+          HttpClientRequest.get(url).pipe(
+            HttpClientRequest.setHeaders({
+              ...headers,
+              accept: "text/event-stream",
+              ...(cursor.lastEventId === undefined ? {} : { "last-event-id": cursor.lastEventId })
+            })
+          )
+        ))
+        if (Either.isRight(response)) {
+          const status = response.right.status
+          if (status === 405) return
+          if (status === 404 && stale !== undefined) {
+            // The session is gone: the next request re-initializes, which reopens this stream.
+            yield* Effect.ignore(reinitialize(stale))
+            return
+          }
+          if (status >= 200 && status < 300) {
+            const before = cursor.lastEventId
+            yield* Effect.either(readAnswer(response.right, receiveText, cursor))
+            if (cursor.lastEventId !== before) yield* driver.reset
+          }
+        }
+        const next = yield* Effect.either(driver.next(undefined))
+        if (Either.isLeft(next)) return
+        if (cursor.retryMs !== undefined) yield* Effect.sleep(Duration.millis(cursor.retryMs))
+      }
+    })
+
+    const startListening = Effect.suspend(() => {
+      listening = true
+      return FiberMap.run(exchanges, "effect-mcp-standalone-stream", listen).pipe(Effect.asVoid)
+    })
+
+    // ---------- one request's exchange ----------
+
+    const exchange = (request: JsonRpc.Request, rev: string | undefined): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const id = request.id
+        for (let attempt = 0;; attempt++) {
+          const stale = sessionId
+          const sent = yield* Effect.either(postRaw(request))
+          if (Either.isLeft(sent)) {
+            return yield* synthesize(id, -32000, `The request could not be sent: ${sent.left.reason}`)
+          }
+          const response = sent.right
+          if (response.status === 404 && rev === undefined && stale !== undefined && attempt === 0) {
+            // The server never saw this request: continue under a new session and send it again.
+            const renewed = yield* Effect.either(reinitialize(stale))
+            if (Either.isLeft(renewed)) {
+              return yield* synthesize(id, -32000, `Session expired: ${renewed.left.reason}`, { sessionExpired: true })
+            }
+            continue
+          }
+          if (response.status < 200 || response.status >= 300) {
+            return yield* errorAnswer(id, response)
+          }
+          if (request.method === "initialize") {
+            const fresh = response.headers["mcp-session-id"]
+            if (fresh !== undefined) sessionId = fresh
+          }
+          const cursor = { lastEventId: undefined as string | undefined, retryMs: undefined as number | undefined }
+          const read = yield* Effect.either(readAnswer(response, receiveText, cursor))
+          if (answered.has(id)) return
+          if (rev !== undefined) {
+            return yield* synthesize(
+              id,
+              -32000,
+              `The response stream ended without a response${Either.isLeft(read) ? `: ${read.left.reason}` : ""}`
+            )
+          }
+          const resumed = yield* Effect.either(resume(cursor, () => answered.has(id)))
+          if (Either.isRight(resumed) && resumed.right) return
+          if (Either.isLeft(resumed) && stale !== undefined && idempotent.has(request.method) && attempt === 0) {
+            const renewed = yield* Effect.either(reinitialize(stale))
+            if (Either.isRight(renewed)) continue
+          }
+          return yield* synthesize(id, -32000, "The response stream ended without a response", {
+            sessionExpired: Either.isLeft(resumed)
+          })
+        }
+      }).pipe(Effect.ensuring(Effect.sync(() => {
+        answered.delete(request.id)
+        stateless.delete(request.id)
+      })))
+
+    // ---------- send ----------
+
+    const send = (message: Transport.Outgoing): Effect.Effect<void, Transport.TransportError> =>
+      Effect.gen(function*() {
+        if (!Array.isArray(message) && Wire.isRequest(message)) {
+          const request = message as JsonRpc.Request
+          const rev = statelessRevision(request)
+          if (rev !== undefined) stateless.add(request.id)
+          if (request.method === "initialize") initialize = request
+          answered.delete(request.id)
+          yield* FiberMap.run(exchanges, request.id, exchange(request, rev))
+          return
+        }
+        const m = Wire.record(message)
+        if (m.method === "notifications/cancelled") {
+          const id = Wire.record(m.params).requestId
+          if (Wire.isId(id) && stateless.has(id)) {
+            // Under 2026-07-28 closing the response stream is the cancellation.
+            return yield* FiberMap.remove(exchanges, id)
+          }
+          // A cancelled request gets no response: stop waiting for (and resuming) its stream.
+          if (Wire.isId(id)) yield* FiberMap.remove(exchanges, id)
+        }
+        if (protocolVersion === undefined && sessionId === undefined && stateless.size > 0) return
+        const stale = sessionId
+        let response = yield* Effect.mapError(
+          postRaw(message),
+          (e) => new Transport.TransportError({ reason: `POST failed: ${e.reason}`, cause: e })
+        )
+        if (response.status === 404 && stale !== undefined) {
+          yield* reinitialize(stale).pipe(
+            Effect.mapError((e) => new Transport.TransportError({ reason: `Session expired: ${e.reason}`, cause: e }))
+          )
+          response = yield* Effect.mapError(
+            postRaw(message),
+            (e) => new Transport.TransportError({ reason: `POST failed: ${e.reason}`, cause: e })
+          )
+        }
+        if (response.status < 200 || response.status >= 300) {
+          const text = yield* Effect.orElseSucceed(response.text, () => "")
+          return yield* new Transport.TransportError({ reason: `HTTP ${response.status}: ${text}` })
+        }
+        // A JSON answer to a batch of responses/notifications carries nothing; an SSE one may.
+        yield* Effect.ignore(readAnswer(response, receiveText, { lastEventId: undefined, retryMs: undefined }))
+        if (m.method === "notifications/initialized" && (options.standaloneStream ?? true) && !listening) {
+          yield* startListening
+        }
+      })
+
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        yield* FiberMap.clear(exchanges)
+        if (sessionId === undefined || options.terminateOnClose === false) return
+        const headers = yield* headersFor(undefined, true)
+        yield* execute(HttpClientRequest.del(url).pipe(HttpClientRequest.setHeaders(headers))).pipe(
+          Effect.timeout(Duration.seconds(2)),
+          Effect.ignore
+        )
+      })
+    )
+
+    return {
+      incoming: Stream.fromQueue(incoming),
+      send
+    }
+  })
+
+/** The Streamable HTTP client transport as a Layer (over the HttpClient in context). */
+export const layer = (options: Options): Layer.Layer<Transport.Transport, never, HttpClient.HttpClient> =>
+  Layer.scoped(Transport.Transport, make(options))

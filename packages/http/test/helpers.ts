@@ -2,8 +2,9 @@
  * Test helpers: a real HTTP server on 127.0.0.1 (port 0) serving an MCP server through
  * McpHttpServer, stopped when the test's scope closes; and raw fetch helpers for wire checks.
  */
-import { McpServer, RequestContext } from "@effect-mcp/core"
-import { McpHttpServer } from "@effect-mcp/http"
+import { type Errors, McpClient, McpServer, RequestContext } from "@effect-mcp/core"
+import { McpHttpClient, McpHttpServer } from "@effect-mcp/http"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Context from "effect/Context"
@@ -152,3 +153,18 @@ export const meta2026 = {
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
   "io.modelcontextprotocol/clientCapabilities": {}
 }
+
+/** A McpClient over McpHttpClient (Node's HTTP client), connected to `url` until the scope closes. */
+export const connect = (
+  url: string,
+  client: Partial<McpClient.Options> = {},
+  http: Partial<McpHttpClient.Options> = {}
+): Effect.Effect<McpClient.McpClientService, Errors.HandshakeFailed, Scope.Scope> =>
+  Effect.gen(function*() {
+    const transport = yield* Layer.build(
+      McpHttpClient.layer({ url, ...http }).pipe(Layer.provide(NodeHttpClient.layer))
+    )
+    return yield* McpClient.make({ name: "http-test-client", version: "0.0.0", ...client }).pipe(
+      Effect.provide(transport)
+    )
+  })

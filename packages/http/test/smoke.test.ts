@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import { initialize, messages, openSession, post, serve } from "./helpers.js"
 
 describe("smoke", () => {
-  it.scoped("initialize and list tools over raw HTTP", () =>
+  it.scopedLive("initialize and list tools over raw HTTP", () =>
     Effect.gen(function*() {
       const { url } = yield* serve()
       const res = yield* post(url, initialize("2025-06-18"))

@@ -89,8 +89,11 @@ export const write = (stream: OutStream, options: WriteOptions): Effect.Effect<S
       if (item.seq > stream.lastTaken) stream.lastTaken = item.seq
       if (item.final) stream.finalTaken = true
     }
+    // An empty batch is the marker that ends a stream with no response (cancelled, or the session ended).
     const render = (item: Item): Uint8Array | undefined =>
-      item.seq <= replayedUpTo ? undefined : Sse.event(eventId?.(item.seq), item.message)
+      item.seq <= replayedUpTo || (Array.isArray(item.message) && item.message.length === 0)
+        ? undefined
+        : Sse.event(eventId?.(item.seq), item.message)
     const live: Stream.Stream<Item> = stream.finalTaken && options.first === undefined
       ? Stream.empty
       : Stream.concat(

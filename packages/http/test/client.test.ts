@@ -1,0 +1,116 @@
+import { McpHttpServer } from "@effect-mcp/http"
+import { describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
+import { connect, serve, tools } from "./helpers.js"
+
+const eras = [
+  { name: "2025-11-25 session", revision: "2025-11-25" as const },
+  { name: "2025-03-26 session", revision: "2025-03-26" as const },
+  { name: "2026-07-28 stateless", revision: undefined }
+]
+
+const text = (result: { readonly content: ReadonlyArray<unknown> }) => (result.content[0] as { text: string }).text
+
+describe.each(eras)("McpHttpClient against McpHttpServer, $name", ({ revision }) => {
+  const pin = revision === undefined ? {} : { revision }
+
+  it.scopedLive("initialize, list tools, call echo", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve()
+      const client = yield* connect(url, pin)
+      expect(client.revision).toBe(revision ?? "2026-07-28")
+      expect(client.stateless).toBe(revision === undefined)
+      const listed = yield* client.listTools()
+      expect(listed.map((t) => t.name)).toEqual(["echo", "count", "slow", "whoami"])
+      const result = yield* client.callTool("echo", { text: "hello over HTTP" })
+      expect(text(result)).toBe("hello over HTTP")
+    }))
+
+  it.scopedLive("progress arrives before the result", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve()
+      const client = yield* connect(url, pin)
+      const events = yield* client.callToolStream("count", { to: 3 }).pipe(Stream.runCollect)
+      const all = Chunk.toReadonlyArray(events)
+      expect(all.filter((e) => e._tag === "Progress").map((e) => e._tag === "Progress" && e.progress.progress))
+        .toEqual([1, 2, 3])
+      const last = all[all.length - 1]!
+      expect(last._tag === "Result" && text(last.result)).toBe("counted to 3")
+    }))
+
+  it.scopedLive("interrupting a call cancels the handler on the server", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const interrupted = yield* Deferred.make<void>()
+      const { url } = yield* serve(
+        {},
+        tools({
+          onSlowStarted: Deferred.succeed(started, undefined),
+          onSlowInterrupted: Deferred.succeed(interrupted, undefined)
+        })
+      )
+      const client = yield* connect(url, pin)
+      const call = yield* Effect.fork(client.callTool("slow", {}))
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(call)
+      yield* Deferred.await(interrupted).pipe(Effect.timeout("5 seconds"))
+      // The connection still works afterwards.
+      expect(text(yield* client.callTool("echo", { text: "after" }))).toBe("after")
+    }))
+
+  it.scopedLive("1,000 calls with 64 in flight", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve()
+      const client = yield* connect(url, pin)
+      const results = yield* Effect.forEach(
+        Array.from({ length: 1000 }, (_, i) => i),
+        (i) => Effect.map(client.callTool("echo", { text: `n${i}` }), text),
+        { concurrency: 64 }
+      )
+      expect(results).toEqual(Array.from({ length: 1000 }, (_, i) => `n${i}`))
+    }), 120_000)
+
+  it.scopedLive("the auth hook's identity reaches the handler; a request without a token gets 401", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve({
+        authenticate: McpHttpServer.bearer((token) =>
+          token === "good"
+            ? Effect.succeed({ token, clientId: "alice", scopes: ["mcp"] })
+            : Effect.fail(new McpHttpServer.Unauthorized({ reason: "bad token" }))
+        )
+      })
+      const client = yield* connect(url, pin, { token: Effect.succeed("good") })
+      const who = JSON.parse(text(yield* client.callTool("whoami", {})))
+      expect(who).toEqual({ token: "good", clientId: "alice", scopes: ["mcp"] })
+      const refused = yield* Effect.either(connect(url, pin, { token: Effect.succeed("bad") }))
+      expect(refused._tag).toBe("Left")
+    }))
+})
+
+describe("McpHttpClient, handshake sessions", () => {
+  it.scopedLive("the standalone GET stream delivers list_changed", () =>
+    Effect.gen(function*() {
+      const { server, url } = yield* serve()
+      const client = yield* connect(url, { revision: "2025-11-25" })
+      const changed = yield* client.toolListChanged.pipe(Stream.take(1), Stream.runDrain, Effect.fork)
+      // Give the GET stream a moment to open, then change the list.
+      yield* Effect.sleep("200 millis")
+      yield* server.addTool({ ...server.tools()[0]!, descriptor: { ...server.tools()[0]!.descriptor, name: "echo2" } })
+      yield* Fiber.join(changed).pipe(Effect.timeout("5 seconds"))
+      expect((yield* client.listTools()).map((t) => t.name)).toContain("echo2")
+    }))
+
+  it.scopedLive("a reaped session is re-initialized transparently", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve({ sessionIdleTimeout: "150 millis" })
+      const client = yield* connect(url, { revision: "2025-06-18" }, { standaloneStream: false })
+      expect(text(yield* client.callTool("echo", { text: "one" }))).toBe("one")
+      yield* Effect.sleep("500 millis")
+      // The server has forgotten the session; the call still succeeds under a new one.
+      expect(text(yield* client.callTool("echo", { text: "two" }))).toBe("two")
+    }))
+})
