@@ -9,7 +9,8 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
-import { RequestContext, type RequestContextService } from "./RequestContext.js"
+import { runHandler } from "./internal/handlerContext.js"
+import type { RequestContext, RequestContextService } from "./RequestContext.js"
 import type { Completer } from "./Resource.js"
 
 /** What a prompt may return: one user message's text, messages, or the whole result. */
@@ -82,10 +83,7 @@ export const make = <A, R, I extends Readonly<Record<string, string | undefined>
   const { handler, args, complete, ...info } = def
   const decode = args === undefined ? () => Effect.succeed({} as A) : Schema.decodeUnknown(args)
   const run = <X>(effect: Effect.Effect<X, McpError.McpError, R>, ctx: RequestContextService) =>
-    effect.pipe(
-      Effect.provideService(RequestContext, ctx),
-      Effect.provide(context as Context.Context<unknown>)
-    ) as Effect.Effect<X, McpError.McpError>
+    runHandler(effect, context, ctx)
   const declared = argumentsOf(args as Schema.Schema.AnyNoContext | undefined)
   return {
     descriptor: declared.length > 0 ? { ...info, arguments: declared } : info,

@@ -8,8 +8,9 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { runHandler } from "./internal/handlerContext.js"
 import * as UriTemplate from "./internal/uriTemplate.js"
-import { RequestContext, type RequestContextService } from "./RequestContext.js"
+import type { RequestContext, RequestContextService } from "./RequestContext.js"
 
 /** What a read may return: text, bytes, or the contents themselves. */
 export type ResourceBody = string | Uint8Array | ReadonlyArray<Mcp.TextResourceContents | Mcp.BlobResourceContents>
@@ -96,14 +97,7 @@ const run = <A, R>(
   effect: Effect.Effect<A, McpError.McpError, R>,
   context: Context.Context<Exclude<R, RequestContext>>,
   ctx: RequestContextService
-) =>
-  effect.pipe(
-    Effect.provideService(RequestContext, ctx),
-    Effect.provide(context as Context.Context<unknown>)
-  ) as Effect.Effect<
-    A,
-    McpError.McpError
-  >
+) => runHandler(effect, context, ctx)
 
 /** Turns a definition into a resource. */
 export const make = <R>(def: Definition<R>, context: Context.Context<Exclude<R, RequestContext>>): Resource => {

@@ -11,8 +11,9 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { runHandler } from "./internal/handlerContext.js"
 import { objectSchema } from "./internal/jsonSchema.js"
-import { RequestContext, type RequestContextService } from "./RequestContext.js"
+import type { RequestContext, RequestContextService } from "./RequestContext.js"
 
 /** A failure a handler raises to return an `isError: true` result with a text message. */
 export class ToolError extends Data.TaggedError("ToolError")<{
@@ -136,35 +137,35 @@ export const make = <I, II, O, OI, F, FI, R>(
       Effect.matchEffect({
         onFailure: (error) => invalidArguments(def.name, error, ctx.revision),
         onSuccess: (input) =>
-          (def.handler(input) as Effect.Effect<unknown, F | ToolError | McpError.McpError, R>).pipe(
-            Effect.flatMap((value): Effect.Effect<Mcp.CallToolResult, McpError.McpError> =>
-              encodeOutput === undefined
-                ? Effect.succeed(toResult(value as ToolContent))
-                : encodeOutput(value as O).pipe(
-                  Effect.map((structured) => ({
-                    content: [text(asJsonText(structured))],
-                    structuredContent: structured
-                  })),
-                  Effect.catchAll((e) =>
-                    Effect.logError(`effect-mcp: tool ${def.name} returned a value its output schema rejects`, e).pipe(
-                      Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" })))
+          runHandler(def.handler(input) as Effect.Effect<unknown, F | ToolError | McpError.McpError, R>, context, ctx)
+            .pipe(
+              Effect.flatMap((value): Effect.Effect<Mcp.CallToolResult, McpError.McpError> =>
+                encodeOutput === undefined
+                  ? Effect.succeed(toResult(value as ToolContent))
+                  : encodeOutput(value as O).pipe(
+                    Effect.map((structured) => ({
+                      content: [text(asJsonText(structured))],
+                      structuredContent: structured
+                    })),
+                    Effect.catchAll((e) =>
+                      Effect.logError(`effect-mcp: tool ${def.name} returned a value its output schema rejects`, e)
+                        .pipe(
+                          Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" })))
+                        )
                     )
                   )
-                )
-            ),
-            Effect.catchAll((error: F | ToolError | McpError.McpError) => {
-              if (McpError.isMcpError(error)) return Effect.fail(error)
-              if (error instanceof ToolError) {
-                return Effect.succeed<Mcp.CallToolResult>({
-                  content: [text(error.message), ...(error.content ?? [])],
-                  isError: true
-                })
-              }
-              return Effect.succeed<Mcp.CallToolResult>(encodeFailure(def.failure, error as F))
-            }),
-            Effect.provideService(RequestContext, ctx),
-            Effect.provide(context as Context.Context<unknown>)
-          ) as Effect.Effect<Mcp.CallToolResult, McpError.McpError>
+              ),
+              Effect.catchAll((error: F | ToolError | McpError.McpError) => {
+                if (McpError.isMcpError(error)) return Effect.fail(error)
+                if (error instanceof ToolError) {
+                  return Effect.succeed<Mcp.CallToolResult>({
+                    content: [text(error.message), ...(error.content ?? [])],
+                    isError: true
+                  })
+                }
+                return Effect.succeed<Mcp.CallToolResult>(encodeFailure(def.failure, error as F))
+              })
+            ) as Effect.Effect<Mcp.CallToolResult, McpError.McpError>
       })
     )
   return { descriptor, call }
