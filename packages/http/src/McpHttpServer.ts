@@ -175,14 +175,17 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =
     if (Number.isFinite(declared) && declared > limit) return yield* new BodyTooLarge({ limit })
     const chunks: Array<Uint8Array> = []
     let size = 0
+    // Past the limit the rest is read and dropped (up to a bound), so that the 413 reaches the client
+    // instead of a reset connection.
     yield* request.stream.pipe(
       Stream.runForEach((chunk) => {
         size += chunk.length
-        if (size > limit) return new BodyTooLarge({ limit })
-        chunks.push(chunk)
+        if (size > limit * 4 + 1024 * 1024) return new BodyTooLarge({ limit })
+        if (size <= limit) chunks.push(chunk)
         return Effect.void
       })
     )
+    if (size > limit) return yield* new BodyTooLarge({ limit })
     const all = new Uint8Array(size)
     let at = 0
     for (const c of chunks) {

@@ -13,7 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
-import { createServer } from "node:http"
+import { createServer, request } from "node:http"
 
 /** The server every test serves unless told otherwise: echo, a progress-reporting count, a slow tool, whoami. */
 export const info = { name: "http-test", version: "1.0.0" }
@@ -167,4 +167,46 @@ export const connect = (
     return yield* McpClient.make({ name: "http-test-client", version: "0.0.0", ...client }).pipe(
       Effect.provide(transport)
     )
+  })
+
+/** A raw HTTP exchange with node:http (for headers fetch will not send, such as Host). */
+export const rawRequest = (
+  url: string,
+  init: { readonly method: string; readonly headers?: Record<string, string>; readonly body?: string }
+): Effect.Effect<{ readonly status: number; readonly headers: Record<string, unknown>; readonly body: string }> =>
+  Effect.async((resume) => {
+    const target = new URL(url)
+    const req = request({
+      host: target.hostname,
+      port: target.port,
+      path: target.pathname + target.search,
+      method: init.method,
+      headers: init.headers
+    }, (res) => {
+      let body = ""
+      res.setEncoding("utf8")
+      res.on("data", (c: string) => (body += c))
+      res.on("end", () => resume(Effect.succeed({ status: res.statusCode ?? 0, headers: res.headers, body })))
+    })
+    req.on("error", (e) => resume(Effect.die(e)))
+    req.end(init.body)
+  })
+
+/** Reads a streaming body as text for a while, then cancels it. */
+export const readFor = (response: Response, ms: number): Effect.Effect<string> =>
+  Effect.promise(async () => {
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ""
+    const deadline = Date.now() + ms
+    while (Date.now() < deadline) {
+      const next = await Promise.race([
+        reader.read(),
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(deadline - Date.now(), 0)))
+      ])
+      if (next === undefined || next.done) break
+      text += decoder.decode(next.value, { stream: true })
+    }
+    await reader.cancel().catch(() => undefined)
+    return text
   })
