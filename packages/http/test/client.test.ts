@@ -1,3 +1,4 @@
+import { ClientHandlers } from "@effect-mcp/core"
 import { McpHttpServer } from "@effect-mcp/http"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
@@ -25,7 +26,7 @@ describe.each(eras)("McpHttpClient against McpHttpServer, $name", ({ revision })
       expect(client.revision).toBe(revision ?? "2026-07-28")
       expect(client.stateless).toBe(revision === undefined)
       const listed = yield* client.listTools()
-      expect(listed.map((t) => t.name)).toEqual(["echo", "count", "slow", "whoami"])
+      expect(listed.map((t) => t.name)).toEqual(["echo", "count", "slow", "greet", "whoami"])
       const result = yield* client.callTool("echo", { text: "hello over HTTP" })
       expect(text(result)).toBe("hello over HTTP")
     }))
@@ -60,6 +61,19 @@ describe.each(eras)("McpHttpClient against McpHttpServer, $name", ({ revision })
       yield* Deferred.await(interrupted).pipe(Effect.timeout("5 seconds"))
       // The connection still works afterwards.
       expect(text(yield* client.callTool("echo", { text: "after" }))).toBe("after")
+    }))
+
+  it.scopedLive("elicitation reaches the client's handler (a server→client request, or input_required under 2026)", () =>
+    Effect.gen(function*() {
+      // 2025-03-26 has no elicitation.
+      if (revision === "2025-03-26") return
+      const { url } = yield* serve()
+      const client = yield* connect(url, pin).pipe(
+        Effect.provideService(ClientHandlers.ElicitationHandler, {
+          elicit: () => Effect.succeed({ action: "accept", content: { name: "Ada" } })
+        })
+      )
+      expect(text(yield* client.callTool("greet", {}))).toBe("hello Ada")
     }))
 
   it.scopedLive("1,000 calls with 64 in flight", () =>

@@ -51,6 +51,18 @@ export const tools = (
         )
     }),
     McpServer.tool({
+      name: "greet",
+      input: Schema.Struct({}),
+      handler: () =>
+        Effect.gen(function*() {
+          const answer = yield* RequestContext.elicit({
+            message: "Your name?",
+            requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] }
+          })
+          return `hello ${String(answer.content?.name ?? "nobody")}`
+        })
+    }),
+    McpServer.tool({
       name: "whoami",
       input: Schema.Struct({}),
       handler: () => Effect.map(RequestContext.RequestContext, (ctx) => JSON.stringify(ctx.auth ?? null))
