@@ -5,7 +5,8 @@
  * of a handshake session, and 2026-07-28 requests carry `MCP-Protocol-Version`, `Mcp-Method`
  * and `Mcp-Name` instead (cancelling one closes its response stream). When the server forgets
  * the session (404), the transport re-initializes transparently and resends what the server never
- * saw; the session is ended with DELETE when the scope closes.
+ * saw; the session is ended with DELETE when the scope closes. A server that refuses the first POST
+ * with 400/404/405 and no MCP error is tried as a deprecated HTTP+SSE (2024-11-05) server.
  */
 import { Transport } from "@effect-mcp/core"
 import { type JsonRpc, Revision } from "@effect-mcp/schema"
@@ -14,6 +15,7 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -46,6 +48,8 @@ export interface Options {
   readonly reconnect?: Schedule.Schedule<unknown, unknown>
   /** Whether closing the scope ends the session with DELETE (default true). */
   readonly terminateOnClose?: boolean
+  /** Falls back to the deprecated HTTP+SSE transport when the first POST gets 400, 404 or 405 (default true). */
+  readonly legacyFallback?: boolean
 }
 
 /** Requests that may be resent when their fate is unknown (the session died while they were in flight). */
@@ -63,6 +67,7 @@ const idempotent = new Set([
 
 interface SseEvent {
   readonly id: string | undefined
+  readonly event: string | undefined
   readonly data: string
 }
 
@@ -74,7 +79,7 @@ const sseEvents = <E>(body: Stream.Stream<Uint8Array, E>): Stream.Stream<Chunk, 
     const decoder = new TextDecoder()
     let out: Array<Chunk> = []
     const parser = createParser({
-      onEvent: (e) => void out.push({ _tag: "Event", event: { id: e.id, data: e.data } }),
+      onEvent: (e) => void out.push({ _tag: "Event", event: { id: e.id, event: e.event, data: e.data } }),
       onRetry: (ms) => void out.push({ _tag: "Retry", ms })
     })
     return body.pipe(
@@ -255,17 +260,90 @@ export const make = (
     const synthesize = (id: JsonRpc.RequestId, code: number, message: string, data?: unknown) =>
       receive({ jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } })
 
+    /** The JSON-RPC error an HTTP error body carries, if any. */
+    const bodyError = (text: string) => {
+      const parsed = Wire.parseJson(text)
+      const body = Either.isRight(parsed) ? Wire.record(parsed.right) : {}
+      const error = Wire.record(body.error)
+      return typeof error.code === "number" && typeof error.message === "string" ? body : undefined
+    }
+
     /** What an HTTP error answer means for a request: its JSON-RPC error body, or one made from the status. */
-    const errorAnswer = (id: JsonRpc.RequestId, response: HttpClientResponse.HttpClientResponse) =>
+    const errorAnswer = (id: JsonRpc.RequestId, status: number, text: string) => {
+      const body = bodyError(text)
+      return body !== undefined
+        ? receive({ ...body, jsonrpc: "2.0", id })
+        : synthesize(id, -32000, `HTTP ${status}`, { status, body: text })
+    }
+
+    // ---------- the deprecated HTTP+SSE transport (2024-11-05) ----------
+
+    let mode: "probing" | "streamable" | "legacy" = options.legacyFallback === false ? "streamable" : "probing"
+    let legacyEndpoint = url
+
+    /** Opens the legacy SSE stream at the URL; true once its `endpoint` event names where to POST. */
+    const openLegacy = Effect.gen(function*() {
+      const headers = yield* headersFor(undefined, false)
+      const response = yield* Effect.either(
+        execute(
+          HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders({ ...headers, accept: "text/event-stream" }))
+        )
+      )
+      if (Either.isLeft(response) || response.right.status !== 200) return false
+      if (!(response.right.headers["content-type"] ?? "").includes("text/event-stream")) return false
+      const named = yield* Deferred.make<string>()
+      yield* FiberMap.run(
+        exchanges,
+        "effect-mcp-legacy-stream",
+        sseEvents(response.right.stream).pipe(
+          Stream.runForEach((chunk) => {
+            if (chunk._tag === "Retry") return Effect.void
+            if (chunk.event.event === "endpoint") {
+              return Deferred.succeed(named, new URL(chunk.event.data.trim(), url).toString())
+            }
+            return chunk.event.data === "" ? Effect.void : receiveText(chunk.event.data)
+          }),
+          Effect.ignore,
+          // The legacy stream is the connection: when it ends, so does the transport.
+          Effect.ensuring(Queue.shutdown(incoming))
+        )
+      )
+      const endpoint = yield* Deferred.await(named).pipe(Effect.timeout(Duration.seconds(10)), Effect.option)
+      if (endpoint._tag === "None") return false
+      legacyEndpoint = endpoint.value
+      mode = "legacy"
+      yield* Effect.logDebug(
+        `effect-mcp: ${url} speaks the deprecated HTTP+SSE transport; posting to ${legacyEndpoint}`
+      )
+      return true
+    })
+
+    const postLegacy = (message: unknown) =>
+      Effect.flatMap(headersFor(message, false), (headers) =>
+        execute(
+          HttpClientRequest.post(legacyEndpoint).pipe(
+            HttpClientRequest.setHeaders(headers),
+            HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
+          )
+        ))
+
+    /** Sends over the legacy transport: the answer comes on the stream. */
+    const sendLegacy = (message: unknown, id: JsonRpc.RequestId | undefined) =>
       Effect.gen(function*() {
-        const text = yield* Effect.orElseSucceed(response.text, () => "")
-        const parsed = Wire.parseJson(text)
-        const body = Either.isRight(parsed) ? Wire.record(parsed.right) : {}
-        const error = Wire.record(body.error)
-        if (typeof error.code === "number" && typeof error.message === "string") {
-          return yield* receive({ ...body, jsonrpc: "2.0", id })
+        const response = yield* Effect.either(postLegacy(message))
+        if (Either.isLeft(response)) {
+          if (id !== undefined) {
+            return yield* synthesize(id, -32000, `The request could not be sent: ${response.left.reason}`)
+          }
+          return yield* new Transport.TransportError({ reason: `POST failed: ${response.left.reason}` })
         }
-        return yield* synthesize(id, -32000, `HTTP ${response.status}`, { status: response.status, body: text })
+        const status = response.right.status
+        if (status >= 200 && status < 300) {
+          return
+        }
+        const text = yield* Effect.orElseSucceed(response.right.text, () => "")
+        if (id !== undefined) return yield* errorAnswer(id, status, text)
+        return yield* new Transport.TransportError({ reason: `HTTP ${status}: ${text}` })
       })
 
     // ---------- sessions ----------
@@ -361,6 +439,7 @@ export const make = (
         const id = request.id
         for (let attempt = 0;; attempt++) {
           const stale = sessionId
+          if (mode === "legacy") return yield* Effect.orDie(sendLegacy(request, id))
           const sent = yield* Effect.either(postRaw(request))
           if (Either.isLeft(sent)) {
             return yield* synthesize(id, -32000, `The request could not be sent: ${sent.left.reason}`)
@@ -375,8 +454,18 @@ export const make = (
             continue
           }
           if (response.status < 200 || response.status >= 300) {
-            return yield* errorAnswer(id, response)
+            const text = yield* Effect.orElseSucceed(response.text, () => "")
+            const status = response.status
+            if (
+              mode === "probing" && (status === 400 || status === 404 || status === 405) &&
+              bodyError(text) === undefined
+            ) {
+              // Not a Streamable HTTP server: try the deprecated HTTP+SSE transport at the same URL.
+              if (yield* openLegacy) continue
+            }
+            return yield* errorAnswer(id, status, text)
           }
+          mode = "streamable"
           if (request.method === "initialize") {
             const fresh = response.headers["mcp-session-id"]
             if (fresh !== undefined) sessionId = fresh
@@ -429,6 +518,7 @@ export const make = (
           // A cancelled request gets no response: stop waiting for (and resuming) its stream.
           if (Wire.isId(id)) yield* FiberMap.remove(exchanges, id)
         }
+        if (mode === "legacy") return yield* sendLegacy(message, undefined)
         if (protocolVersion === undefined && sessionId === undefined && stateless.size > 0) return
         const stale = sessionId
         let response = yield* Effect.mapError(
@@ -458,7 +548,7 @@ export const make = (
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         yield* FiberMap.clear(exchanges)
-        if (sessionId === undefined || options.terminateOnClose === false) return
+        if (sessionId === undefined || mode === "legacy" || options.terminateOnClose === false) return
         const headers = yield* headersFor(undefined, true)
         yield* execute(HttpClientRequest.del(url).pipe(HttpClientRequest.setHeaders(headers))).pipe(
           Effect.timeout(Duration.seconds(2)),

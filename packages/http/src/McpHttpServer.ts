@@ -6,7 +6,8 @@
  * idle reaping. 2026-07-28 requests are stateless: each POST is its own connection, checked
  * against its `Mcp-Method`/`Mcp-Name` headers, and closing its response stream cancels it.
  * Host and Origin are checked against an allow-list, bodies are bounded, and an optional hook
- * authenticates every request (with RFC 9728 protected-resource metadata).
+ * authenticates every request (with RFC 9728 protected-resource metadata). The deprecated
+ * HTTP+SSE transport (2024-11-05) can be served beside it on its own two endpoints.
  */
 import { McpServer, Transport } from "@effect-mcp/core"
 import { type JsonRpc, Revision } from "@effect-mcp/schema"
@@ -30,6 +31,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as EventStore from "./EventStore.js"
 import * as Outbox from "./internal/outbox.js"
+import * as Sse from "./internal/sse.js"
 import * as Wire from "./internal/wire.js"
 
 /** Why a request was refused authentication (401, or 403 for `insufficient_scope`). */
@@ -91,6 +93,13 @@ export interface Options {
   readonly authenticate?: Authenticate
   /** Serves RFC 9728 metadata and names it in `WWW-Authenticate`. */
   readonly protectedResource?: ProtectedResourceMetadata
+  /** Also serves the deprecated HTTP+SSE transport (2024-11-05) on its two endpoints (default off). */
+  readonly legacySse?: boolean | {
+    /** The SSE endpoint (default `/sse`). */
+    readonly ssePath?: string
+    /** The message endpoint (default `/messages`). */
+    readonly messagesPath?: string
+  }
 }
 
 /** The names a local server answers to by default. */
@@ -660,25 +669,46 @@ const makeHandler = (options: Options) =>
       (Revision.isRevision(version) ? Revision.isStateless(version) : /^\d{4}-\d{2}-\d{2}$/.test(version) &&
         version >= Revision.stateless)
 
-    return Effect.gen(function*() {
+    /** Host, Origin and authentication, for every endpoint. */
+    const guard = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function*() {
+        if (!hostAllowed(request.headers["host"])) {
+          return Either.left(httpError(403, -32000, "Forbidden: invalid Host header"))
+        }
+        if (!originAllowed(request.headers["origin"])) {
+          return Either.left(httpError(403, -32000, "Forbidden: invalid Origin header"))
+        }
+        if (options.authenticate === undefined) return Either.right(undefined)
+        const auth = yield* Effect.either(options.authenticate(request))
+        return Either.isLeft(auth) ? Either.left(unauthorized(auth.left)) : Either.right(auth.right)
+      })
+
+    /** Reads and parses a POST body. */
+    const jsonBody = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function*() {
+        const text = yield* Effect.either(readBody(request, maxBody))
+        if (Either.isLeft(text)) {
+          return Either.left(
+            text.left._tag === "BodyTooLarge"
+              ? httpError(413, -32000, `Payload too large: the limit is ${maxBody} bytes`)
+              : httpError(400, -32700, "Parse error: the body could not be read")
+          )
+        }
+        const parsed = Wire.parseJson(text.right)
+        return Either.isLeft(parsed)
+          ? Either.left(httpError(400, -32700, `Parse error: ${parsed.left}`))
+          : Either.right(parsed.right)
+      })
+
+    const endpoint = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      if (!hostAllowed(request.headers["host"])) return httpError(403, -32000, "Forbidden: invalid Host header")
-      if (!originAllowed(request.headers["origin"])) return httpError(403, -32000, "Forbidden: invalid Origin header")
-      const auth = options.authenticate === undefined
-        ? Either.right(undefined)
-        : yield* Effect.either(options.authenticate(request))
-      if (Either.isLeft(auth)) return unauthorized(auth.left)
+      const auth = yield* guard(request)
+      if (Either.isLeft(auth)) return auth.left
       const version = request.headers["mcp-protocol-version"]
       switch (request.method) {
         case "POST": {
-          const text = yield* Effect.either(readBody(request, maxBody))
-          if (Either.isLeft(text)) {
-            return text.left._tag === "BodyTooLarge"
-              ? httpError(413, -32000, `Payload too large: the limit is ${maxBody} bytes`)
-              : httpError(400, -32700, "Parse error: the body could not be read")
-          }
-          const parsed = Wire.parseJson(text.right)
-          if (Either.isLeft(parsed)) return httpError(400, -32700, `Parse error: ${parsed.left}`)
+          const parsed = yield* jsonBody(request)
+          if (Either.isLeft(parsed)) return parsed.left
           const body = parsed.right
           const stateless = Array.isArray(body)
             ? statelessHeader(version)
@@ -700,6 +730,78 @@ const makeHandler = (options: Options) =>
           return httpError(405, -32000, "Method not allowed", { allow: "GET, POST, DELETE" })
       }
     })
+
+    // ---------- legacy HTTP+SSE (2024-11-05) ----------
+
+    const legacy = options.legacySse === undefined || options.legacySse === false
+      ? undefined
+      : options.legacySse === true
+      ? {}
+      : options.legacySse
+    const messagesPath = legacy?.messagesPath ?? "/messages"
+    const legacySessions = new Map<string, { readonly incoming: Queue.Queue<Transport.Incoming> }>()
+
+    /** GET: a session lives as long as its SSE stream; the first event names where to POST. */
+    const legacyStream = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const auth = yield* guard(request)
+      if (Either.isLeft(auth)) return auth.left
+      if (legacySessions.size >= maxSessions) return httpError(503, -32000, "Too many sessions")
+      const id = randomSessionId()
+      const incoming = yield* Queue.unbounded<Transport.Incoming>()
+      const outgoing = yield* Queue.unbounded<Transport.Outgoing>()
+      const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
+      legacySessions.set(id, { incoming })
+      const transport: Transport.TransportService = {
+        incoming: Stream.fromQueue(incoming),
+        send: (message) => Queue.offer(outgoing, message).pipe(Effect.asVoid)
+      }
+      yield* McpServer.serve.pipe(
+        Effect.provideService(McpServer.McpServer, server),
+        Effect.provideService(Transport.Transport, transport),
+        Scope.extend(scope),
+        Effect.ensuring(Queue.shutdown(outgoing)),
+        Effect.forkIn(scope)
+      )
+      const end = Effect.suspend(() => {
+        legacySessions.delete(id)
+        return Queue.shutdown(incoming).pipe(Effect.zipRight(Scope.close(scope, Exit.void)))
+      })
+      const events = Stream.concat(
+        Stream.make(Sse.endpoint(`${messagesPath}?sessionId=${id}`)),
+        Stream.fromQueue(outgoing).pipe(Stream.map((m) => Sse.event(undefined, m)))
+      )
+      const ticks = Stream.fromSchedule(Schedule.spaced(keepAlive)).pipe(Stream.as(Sse.keepAlive))
+      const body = Stream.merge(events, ticks, { haltStrategy: "left" }).pipe(Stream.ensuring(end))
+      return HttpServerResponse.stream(body, { status: 200, contentType: "text/event-stream", headers: sseHeaders })
+    })
+
+    /** POST: a message for the session named in the query; its answer goes on that session's stream. */
+    const legacyMessage = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const auth = yield* guard(request)
+      if (Either.isLeft(auth)) return auth.left
+      const id = new URL(request.url, "http://localhost").searchParams.get("sessionId")
+      const s = id === null ? undefined : legacySessions.get(id)
+      if (s === undefined) return httpError(404, -32001, "Session not found")
+      const parsed = yield* jsonBody(request)
+      if (Either.isLeft(parsed)) return parsed.left
+      yield* Queue.offer(
+        s.incoming,
+        Transport.frame(parsed.right, auth.right === undefined ? undefined : { auth: auth.right })
+      )
+      return HttpServerResponse.text("Accepted", { status: 202 })
+    })
+
+    return {
+      endpoint,
+      legacy: legacy === undefined ? undefined : {
+        ssePath: legacy.ssePath ?? "/sse",
+        messagesPath,
+        stream: legacyStream,
+        message: legacyMessage
+      }
+    }
   })
 
 const metadataResponse = (m: ProtectedResourceMetadata) =>
@@ -718,8 +820,15 @@ export const router = (
 ): Effect.Effect<HttpRouter.HttpRouter, never, McpServer.McpServer | Scope.Scope> =>
   Effect.gen(function*() {
     const path = (options.path ?? "/mcp") as HttpRouter.PathInput
-    const handler = yield* makeHandler(options)
-    let routes = HttpRouter.empty.pipe(HttpRouter.all(path, handler))
+    const handlers = yield* makeHandler(options)
+    let routes = HttpRouter.empty.pipe(HttpRouter.all(path, handlers.endpoint))
+    const legacy = handlers.legacy
+    if (legacy !== undefined) {
+      routes = routes.pipe(
+        HttpRouter.get(legacy.ssePath as HttpRouter.PathInput, legacy.stream),
+        HttpRouter.post(legacy.messagesPath as HttpRouter.PathInput, legacy.message)
+      )
+    }
     const metadata = options.protectedResource
     if (metadata !== undefined) {
       const served = Effect.succeed(metadataResponse(metadata))
