@@ -62,7 +62,15 @@ export type Outgoing = JsonRpc.Message | ReadonlyArray<JsonRpc.Message>
 export class TransportError extends Data.TaggedError("TransportError")<{
   readonly reason: string
   readonly cause?: unknown
-}> {}
+  /** The peer process's exit code, when the transport ended because it exited. */
+  readonly exitCode?: number
+  /** The last lines the peer process wrote to stderr, when known. */
+  readonly stderrTail?: string
+}> {
+  override get message(): string {
+    return this.reason
+  }
+}
 
 /** A bidirectional MCP message channel. */
 export interface TransportService {

@@ -71,19 +71,17 @@ export interface ChildExit {
 export class ServerExited extends Transport.TransportError {
   /** The child's process id. */
   readonly pid: number
-  /** Its exit code, when it exited by itself. */
-  readonly exitCode: number | undefined
   /** The signal that ended it, when one did. */
   readonly signal: string | undefined
-  /** The last lines it wrote to stderr. */
-  readonly stderrTail: string
 
   constructor(exit: ChildExit, reason: string = describeExit(exit)) {
-    super({ reason })
+    super({
+      reason,
+      ...(exit.exitCode === undefined ? {} : { exitCode: exit.exitCode }),
+      stderrTail: exit.stderrTail
+    })
     this.pid = exit.pid
-    this.exitCode = exit.exitCode
     this.signal = exit.signal
-    this.stderrTail = exit.stderrTail
     // The reason is the whole story; a stack from a stream callback adds nothing to it.
     Object.defineProperty(this, "stack", { value: `TransportError: ${reason}`, enumerable: false })
   }

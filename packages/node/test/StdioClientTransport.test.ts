@@ -208,6 +208,8 @@ describe("StdioClientTransport against a real child process", () => {
       const reason = error._tag === "ConnectionClosed" ? error.reason : ""
       expect(reason).toContain("exited with code 3")
       expect(reason).toContain("fixture: about to crash with code 3")
+      expect(error._tag === "ConnectionClosed" && error.exitCode).toBe(3)
+      expect(error._tag === "ConnectionClosed" && error.stderrTail).toContain("fixture: about to crash with code 3")
       const exit = yield* transport.exited
       expect(exit.exitCode).toBe(3)
       expect(exit.stderrTail).toContain("fixture: about to crash with code 3")

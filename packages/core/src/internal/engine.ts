@@ -316,13 +316,13 @@ export const make = (
         : handleMessage(decoded.right, incoming)
     }
 
-    const shutdown = (reason: string) =>
+    const shutdown = (reason: string, exit: { readonly exitCode?: number; readonly stderrTail?: string } = {}) =>
       Effect.suspend(() => {
         if (closed) return Effect.void
         closed = true
         const waiting = [...pending.values()]
         pending.clear()
-        return Effect.forEach(waiting, (p) => Deferred.fail(p.deferred, new ConnectionClosed({ reason })), {
+        return Effect.forEach(waiting, (p) => Deferred.fail(p.deferred, new ConnectionClosed({ reason, ...exit })), {
           discard: true
         }).pipe(
           Effect.zipRight(FiberMap.clear(inflight)),
@@ -340,7 +340,16 @@ export const make = (
           Cause.isInterruptedOnly(cause)
             ? shutdown("the connection was interrupted")
             : Effect.logDebug("effect-mcp: transport failed", cause).pipe(
-              Effect.zipRight(shutdown(`the transport failed: ${Cause.pretty(cause)}`))
+              Effect.zipRight(
+                Option.match(Cause.failureOption(cause), {
+                  onNone: () => shutdown(`the transport failed: ${Cause.pretty(cause)}`),
+                  onSome: (e) =>
+                    shutdown(`the transport failed: ${e.reason}`, {
+                      ...(e.exitCode === undefined ? {} : { exitCode: e.exitCode }),
+                      ...(e.stderrTail === undefined ? {} : { stderrTail: e.stderrTail })
+                    })
+                })
+              )
             )
       }),
       Effect.forkScoped
