@@ -396,7 +396,11 @@ const makeHandler = (options: Options) =>
           if (s !== undefined && first.final) s.streams.delete(stream.key)
           yield* onEnd
           const message = Array.isArray(first.message) && first.message.length === 0 ? undefined : first.message
-          if (message === undefined) return httpError(404, -32001, "Session not found", headers)
+          if (message === undefined) {
+            return s === undefined
+              ? httpError(503, -32000, "The server is shutting down", headers)
+              : httpError(404, -32001, "Session not found", headers)
+          }
           return jsonResponse(jsonStatus(message), JSON.stringify(message), headers)
         }
         const body = yield* Outbox.write(stream, {
@@ -644,12 +648,19 @@ const makeHandler = (options: Options) =>
               return Effect.void
             })
         }
-        const scope = yield* Scope.make()
+        // The connection lives in the server's scope (so that shutting down ends a long `subscriptions/listen`).
+        const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
         const end = Scope.close(scope, Exit.void)
+        // If the connection ends before its response (the server shuts down), the answer ends too.
+        const unanswered = Effect.suspend(() => {
+          if (!stream.pending.delete(requestId)) return Effect.void
+          return Queue.offer(stream.queue, { seq: stream.nextSeq++, message: [], final: true })
+        })
         yield* McpServer.serve.pipe(
           Effect.provideService(McpServer.McpServer, statelessServer),
           Effect.provideService(Transport.Transport, transport),
           Scope.extend(scope),
+          Effect.ensuring(unanswered),
           Effect.forkIn(scope)
         )
         yield* Queue.offer(

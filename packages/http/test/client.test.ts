@@ -105,7 +105,7 @@ describe.each(eras)("McpHttpClient against McpHttpServer, $name", ({ revision })
     }))
 })
 
-describe("McpHttpClient, handshake sessions", () => {
+describe("McpHttpClient, era-specific behaviour", () => {
   it.scopedLive("the standalone GET stream delivers list_changed", () =>
     Effect.gen(function*() {
       const { server, url } = yield* serve()
@@ -126,5 +126,22 @@ describe("McpHttpClient, handshake sessions", () => {
       yield* Effect.sleep("500 millis")
       // The server has forgotten the session; the call still succeeds under a new one.
       expect(text(yield* client.callTool("echo", { text: "two" }))).toBe("two")
+    }))
+
+  it.scopedLive("2026-07-28: subscriptions/listen is a long-lived stream that carries list_changed", () =>
+    Effect.gen(function*() {
+      const { server, url } = yield* serve({ keepAliveInterval: "50 millis" })
+      const client = yield* connect(url)
+      expect(client.stateless).toBe(true)
+      const received = yield* client.listen({ toolsListChanged: true }).pipe(
+        Stream.take(2),
+        Stream.runCollect,
+        Effect.fork
+      )
+      yield* Effect.sleep("300 millis")
+      yield* server.removeTool("echo")
+      const [ack, changed] = Chunk.toReadonlyArray(yield* Fiber.join(received).pipe(Effect.timeout("5 seconds")))
+      expect(ack!.method).toBe("notifications/subscriptions/acknowledged")
+      expect(changed!.method).toBe("notifications/tools/list_changed")
     }))
 })
