@@ -250,9 +250,9 @@ export const make = (
           if (response.right.status < 200 || response.right.status >= 300) {
             return false
           }
-          const before = cursor.lastEventId
+          // A connection the server accepted resets the backoff (a polling server closes them on purpose).
+          yield* driver.reset
           yield* Effect.either(readAnswer(response.right, receiveText, cursor))
-          if (cursor.lastEventId !== before) yield* driver.reset
         }
         return true
       })
@@ -416,9 +416,8 @@ export const make = (
             return
           }
           if (status >= 200 && status < 300) {
-            const before = cursor.lastEventId
+            yield* driver.reset
             yield* Effect.either(readAnswer(response.right, receiveText, cursor))
-            if (cursor.lastEventId !== before) yield* driver.reset
           }
         }
         const next = yield* Effect.either(driver.next(undefined))

@@ -81,6 +81,11 @@ export interface Options {
   readonly keepAliveInterval?: Duration.DurationInput
   /** The `retry` the priming event suggests (default 1 s). */
   readonly retryInterval?: Duration.DurationInput
+  /**
+   * SSE polling (2025-11-25 sessions, resumable streams): each SSE connection is closed after this long without
+   * ending its stream, and the client reconnects with `Last-Event-ID` after `retry` (default: never).
+   */
+  readonly sseConnectionLifetime?: Duration.DurationInput
   /** The largest request body accepted, in bytes (default 4 MiB); larger ones get 413. */
   readonly maxBodySize?: number
   /** Accepted `Host` values, with or without a port (default: localhost, 127.0.0.1, [::1], any port). */
@@ -219,6 +224,9 @@ const makeHandler = (options: Options) =>
     const maxSessions = options.maxSessions ?? 10_000
     const keepAlive = Duration.decode(options.keepAliveInterval ?? Duration.seconds(15))
     const retryMs = Duration.toMillis(options.retryInterval ?? Duration.seconds(1))
+    const lifetime = options.sseConnectionLifetime === undefined
+      ? undefined
+      : Duration.decode(options.sseConnectionLifetime)
     const maxBody = options.maxBodySize ?? 4 * 1024 * 1024
     const protect = options.dnsRebindingProtection ?? true
     const allowedHosts = (options.allowedHosts ?? localHosts).map((h) => h.toLowerCase())
@@ -378,6 +386,8 @@ const makeHandler = (options: Options) =>
     const primingFor = (revision: string | undefined) =>
       store !== undefined && revision !== undefined && revision >= "2025-11-25" ? retryMs : undefined
 
+    const lifetimeFor = (revision: string | undefined) => primingFor(revision) === undefined ? undefined : lifetime
+
     /** Answers a POST once its stream has its first item: JSON when that is the final response, else SSE. */
     const answer = (
       s: Session | undefined,
@@ -409,6 +419,7 @@ const makeHandler = (options: Options) =>
           first,
           primingRetryMs: s === undefined ? undefined : primingFor(s.revision),
           keepAlive,
+          lifetime: s === undefined ? undefined : lifetimeFor(s.revision),
           onEnd: Effect.suspend(() => {
             if (s !== undefined && stream.finalTaken) s.streams.delete(stream.key)
             return onEnd
@@ -567,6 +578,7 @@ const makeHandler = (options: Options) =>
           first: undefined,
           primingRetryMs: primingFor(s.revision),
           keepAlive,
+          lifetime: lifetimeFor(s.revision),
           onEnd: Effect.suspend(() => {
             if (target !== s.standalone && target.finalTaken) s.streams.delete(target.key)
             return touch(s)

@@ -144,4 +144,26 @@ describe("McpHttpClient, era-specific behaviour", () => {
       expect(ack!.method).toBe("notifications/subscriptions/acknowledged")
       expect(changed!.method).toBe("notifications/tools/list_changed")
     }))
+
+  it.scopedLive("SSE polling: the server closes connections early and the client resumes with Last-Event-ID", () =>
+    Effect.gen(function*() {
+      const { server, url } = yield* serve({ sseConnectionLifetime: "120 millis", retryInterval: "20 millis" })
+      const client = yield* connect(url, { revision: "2025-11-25" })
+      const events = yield* client.callToolStream("count", { to: 6, delayMs: 60 }).pipe(Stream.runCollect)
+      const all = Chunk.toReadonlyArray(events)
+      expect(all.map((e) => (e._tag === "Progress" ? e.progress.progress : "result"))).toEqual([
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        "result"
+      ])
+      // The standalone stream is polled the same way and still delivers.
+      const changed = yield* client.toolListChanged.pipe(Stream.take(1), Stream.runDrain, Effect.fork)
+      yield* Effect.sleep("400 millis")
+      yield* server.removeTool("echo")
+      yield* Fiber.join(changed).pipe(Effect.timeout("5 seconds"))
+    }))
 })

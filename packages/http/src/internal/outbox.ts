@@ -67,6 +67,8 @@ export interface WriteOptions {
   /** Send the priming event with this `retry` (2025-11-25 and later). */
   readonly primingRetryMs: number | undefined
   readonly keepAlive: Duration.Duration
+  /** Closes the connection (not the stream) after this long, for SSE polling (2025-11-25); the client resumes. */
+  readonly lifetime: Duration.Duration | undefined
   /** Runs when the writer ends, however it ends. */
   readonly onEnd: Effect.Effect<void>
 }
@@ -109,7 +111,11 @@ export const write = (stream: OutStream, options: WriteOptions): Effect.Effect<S
     )
     const keepAlive = Stream.fromSchedule(Schedule.spaced(options.keepAlive)).pipe(Stream.as(Sse.keepAlive))
     return Stream.merge(events, keepAlive, { haltStrategy: "left" }).pipe(
-      Stream.interruptWhen(Deferred.await(evict)),
+      Stream.interruptWhen(
+        options.lifetime === undefined
+          ? Deferred.await(evict)
+          : Effect.race(Deferred.await(evict), Effect.sleep(options.lifetime))
+      ),
       Stream.ensuring(Effect.suspend(() => {
         stream.attached--
         if (stream.evict === evict) stream.evict = undefined
