@@ -25,33 +25,42 @@ const validatorFor = (revision: string) => {
 const sample = (schema: Schema.Schema<unknown, unknown, never>) =>
   FastCheck.sample(Arbitrary.make(schema), { numRuns: RUNS, seed: 42 })
 
-for (const revision of Revision.all) {
-  describe(`revision ${revision}: what we encode validates against the official schema`, () => {
-    const { names, validate } = validatorFor(revision)
-    for (const name of names) {
-      it(name, () => {
-        const check = validate(name)
-        const own = Codec.schemaOf(revision, name)
-        expect(own, `${name} has no schema for ${revision}`).toBeDefined()
-        const domain = Codec.schemaOf("domain", name)!
-        // Values of the superset first; where the superset is much wider than this revision (an old revision's
-        // narrower unions), generate from the revision's own schema instead.
-        let values = sample(domain)
-        let encoded = values.map((v) => Codec.encode(revision, name, v)).filter(Either.isRight).map((e) => e.right)
-        if (encoded.length < RUNS / 2) {
-          values = sample(Codec.schemaOf(revision, name)!)
-          encoded = values.map((v) => Codec.encode(revision, name, v)).filter(Either.isRight).map((e) => e.right)
-        }
-        expect(encoded.length, `${name}: too few values encode for ${revision}`).toBeGreaterThanOrEqual(RUNS / 2)
-        for (const value of encoded) {
-          const json = JSON.parse(JSON.stringify(value))
-          if (!check(json)) {
-            expect.fail(`${name} ${JSON.stringify(json).slice(0, 400)}\n${JSON.stringify(check.errors)}`)
-          }
-          const back = Codec.decode(revision, name, json)
-          if (Either.isLeft(back)) expect.fail(`${name} does not decode back: ${Codec.describe(back.left)}`)
-        }
-      })
-    }
-  })
+const checkType = (revision: Revision.Revision, name: string, validate: (name: string) => any): string | undefined => {
+  const check = validate(name)
+  if (Codec.schemaOf(revision, name) === undefined) return `${name} has no schema for ${revision}`
+  const domain = Codec.schemaOf("domain", name)!
+  // Values of the superset first; where the superset is much wider than this revision (an old revision's
+  // narrower unions), generate from the revision's own schema instead.
+  let encoded = sample(domain).map((v) => Codec.encode(revision, name, v)).filter(Either.isRight).map((e) => e.right)
+  if (encoded.length < RUNS / 2) {
+    encoded = sample(Codec.schemaOf(revision, name)!).map((v) => Codec.encode(revision, name, v)).filter(Either.isRight)
+      .map((e) => e.right)
+  }
+  if (encoded.length < RUNS / 2) return `${name}: only ${encoded.length} of ${RUNS} values encode for ${revision}`
+  for (const value of encoded) {
+    const json = JSON.parse(JSON.stringify(value))
+    if (!check(json)) return `${name} ${JSON.stringify(json).slice(0, 400)}\n${JSON.stringify(check.errors)}`
+    const back = Codec.decode(revision, name, json)
+    if (Either.isLeft(back)) return `${name} does not decode back: ${Codec.describe(back.left)}`
+  }
+  return undefined
 }
+
+// One test per revision (each checks every type the revision defines), so that the runner is not flooded
+// with hundreds of tiny synchronous tests.
+describe("what we encode validates against the official schema", () => {
+  for (const revision of Revision.all) {
+    it(`revision ${revision}: every type, ${RUNS} values each`, async () => {
+      const { names, validate } = validatorFor(revision)
+      expect(names.length).toBeGreaterThan(50)
+      const problems: Array<string> = []
+      for (const name of names) {
+        const problem = checkType(revision, name, validate)
+        if (problem !== undefined) problems.push(problem)
+        // Let the worker answer the runner between types.
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      expect(problems).toEqual([])
+    }, 600_000)
+  }
+})
