@@ -137,6 +137,8 @@ interface Session {
   lastActivity: number
   active: number
   closed: boolean
+  /** The authenticated client that created the session: only it may use the session. */
+  readonly owner: string | undefined
 }
 
 const sseHeaders = {
@@ -334,39 +336,41 @@ const makeHandler = (options: Options) =>
         })
       })
 
-    const createSession = Effect.gen(function*() {
-      const id = randomSessionId()
-      const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
-      const incoming = yield* Queue.unbounded<Transport.Incoming>()
-      const now = yield* Clock.currentTimeMillis
-      const session: Session = {
-        id,
-        scope,
-        incoming,
-        standalone: yield* Outbox.make("g", 1024),
-        streams: new Map(),
-        routes: new Map(),
-        revision: undefined,
-        initializeId: undefined,
-        nextStream: 0,
-        lastActivity: now,
-        active: 0,
-        closed: false
-      }
-      const transport: Transport.TransportService = {
-        incoming: Stream.fromQueue(incoming),
-        send: (message, sendOptions) => deliver(session, message, sendOptions?.relatedRequestId)
-      }
-      sessions.set(id, session)
-      yield* McpServer.serve.pipe(
-        Effect.provideService(McpServer.McpServer, server),
-        Effect.provideService(Transport.Transport, transport),
-        Scope.extend(scope),
-        Effect.ensuring(closeSession(session)),
-        Effect.forkIn(scope)
-      )
-      return session
-    })
+    const createSession = (owner: string | undefined) =>
+      Effect.gen(function*() {
+        const id = randomSessionId()
+        const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
+        const incoming = yield* Queue.unbounded<Transport.Incoming>()
+        const now = yield* Clock.currentTimeMillis
+        const session: Session = {
+          id,
+          scope,
+          incoming,
+          standalone: yield* Outbox.make("g", 1024),
+          streams: new Map(),
+          routes: new Map(),
+          revision: undefined,
+          initializeId: undefined,
+          nextStream: 0,
+          lastActivity: now,
+          active: 0,
+          closed: false,
+          owner
+        }
+        const transport: Transport.TransportService = {
+          incoming: Stream.fromQueue(incoming),
+          send: (message, sendOptions) => deliver(session, message, sendOptions?.relatedRequestId)
+        }
+        sessions.set(id, session)
+        yield* McpServer.serve.pipe(
+          Effect.provideService(McpServer.McpServer, server),
+          Effect.provideService(Transport.Transport, transport),
+          Scope.extend(scope),
+          Effect.ensuring(closeSession(session)),
+          Effect.forkIn(scope)
+        )
+        return session
+      })
 
     // Idle sessions are reaped; a session with a request or a stream in flight is never idle.
     const tickMs = Math.min(Math.max(Math.floor(idleMs / 4), 10), 5_000)
@@ -434,13 +438,16 @@ const makeHandler = (options: Options) =>
 
     // ---------- handshake eras ----------
 
-    const lookup = (request: HttpServerRequest.HttpServerRequest) => {
+    const lookup = (request: HttpServerRequest.HttpServerRequest, auth: Transport.AuthInfo | undefined) => {
       const id = request.headers["mcp-session-id"]
       if (id === undefined) {
         return Either.left(httpError(400, -32000, "Bad Request: Mcp-Session-Id header is required"))
       }
       const s = sessions.get(id)
-      if (s === undefined || s.closed) return Either.left(httpError(404, -32001, "Session not found"))
+      // A session is bound to the client that created it: to anyone else it does not exist.
+      if (s === undefined || s.closed || (s.owner !== undefined && s.owner !== auth?.clientId)) {
+        return Either.left(httpError(404, -32001, "Session not found"))
+      }
       const version = request.headers["mcp-protocol-version"]
       if (
         version !== undefined && (!Revision.isRevision(version) || (s.revision !== undefined && version !== s.revision))
@@ -483,9 +490,9 @@ const makeHandler = (options: Options) =>
         let s: Session
         if (isInit && request.headers["mcp-session-id"] === undefined) {
           if (sessions.size >= maxSessions) return httpError(503, -32000, "Too many sessions")
-          s = yield* createSession
+          s = yield* createSession(auth?.clientId)
         } else {
-          const found = lookup(request)
+          const found = lookup(request, auth)
           if (Either.isLeft(found)) return found.left
           s = found.right
         }
@@ -545,14 +552,14 @@ const makeHandler = (options: Options) =>
         return target.pending.size === 0 ? endStream(s, target) : Effect.void
       }, { discard: true })
 
-    const handshakeGet = (request: HttpServerRequest.HttpServerRequest) =>
+    const handshakeGet = (request: HttpServerRequest.HttpServerRequest, auth: Transport.AuthInfo | undefined) =>
       Effect.gen(function*() {
         if (!standaloneSse) return httpError(405, -32000, "Method not allowed", { allow: "POST, DELETE" })
         const accept = request.headers["accept"] ?? ""
         if (!accept.includes("text/event-stream") && !accept.includes("*/*")) {
           return httpError(406, -32000, "Not Acceptable: the client must accept text/event-stream")
         }
-        const found = lookup(request)
+        const found = lookup(request, auth)
         if (Either.isLeft(found)) return found.left
         const s = found.right
         yield* touch(s)
@@ -587,9 +594,9 @@ const makeHandler = (options: Options) =>
         return HttpServerResponse.stream(body, { status: 200, contentType: "text/event-stream", headers })
       })
 
-    const handshakeDelete = (request: HttpServerRequest.HttpServerRequest) =>
+    const handshakeDelete = (request: HttpServerRequest.HttpServerRequest, auth: Transport.AuthInfo | undefined) =>
       Effect.gen(function*() {
-        const found = lookup(request)
+        const found = lookup(request, auth)
         if (Either.isLeft(found)) return found.left
         yield* closeSession(found.right)
         return HttpServerResponse.empty({ status: 200 })
@@ -744,11 +751,11 @@ const makeHandler = (options: Options) =>
         case "GET":
           return statelessHeader(version)
             ? httpError(405, -32000, "Method not allowed under 2026-07-28", { allow: "POST" })
-            : yield* handshakeGet(request)
+            : yield* handshakeGet(request, auth.right)
         case "DELETE":
           return statelessHeader(version)
             ? httpError(405, -32000, "Method not allowed under 2026-07-28", { allow: "POST" })
-            : yield* handshakeDelete(request)
+            : yield* handshakeDelete(request, auth.right)
         default:
           return httpError(405, -32000, "Method not allowed", { allow: "GET, POST, DELETE" })
       }

@@ -410,4 +410,22 @@ describe("security", () => {
         })
       }
     }))
+
+  it.scopedLive("a session is bound to the authenticated client that created it", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve({
+        authenticate: McpHttpServer.bearer((token) =>
+          token.endsWith("-token")
+            ? Effect.succeed({ token, clientId: token.slice(0, -6) })
+            : Effect.fail(new McpHttpServer.Unauthorized({ reason: "unknown token" }))
+        )
+      })
+      const init = yield* post(url, initialize("2025-11-25"), { authorization: "Bearer alice-token" })
+      const sessionId = init.headers.get("mcp-session-id")!
+      const ping = { jsonrpc: "2.0", id: 1, method: "ping" }
+      const alice = yield* post(url, ping, { authorization: "Bearer alice-token", "mcp-session-id": sessionId })
+      expect(alice.status).toBe(200)
+      const bob = yield* post(url, ping, { authorization: "Bearer bob-token", "mcp-session-id": sessionId })
+      expect(bob.status).toBe(404)
+    }))
 })
