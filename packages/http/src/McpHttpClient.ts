@@ -26,6 +26,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { createParser } from "eventsource-parser"
+import * as ParamHeaders from "./internal/paramHeaders.js"
 import * as Wire from "./internal/wire.js"
 
 /** The server no longer knows our session (HTTP 404) and re-initializing failed. */
@@ -121,8 +122,29 @@ export const make = (
     let nextInternalId = 0
     /** Ids of requests whose response arrived (the exchange stops resuming once its id is here). */
     const answered = new Set<JsonRpc.RequestId>()
-    /** Requests sent statelessly (2026-07-28), whose cancellation is closing their stream. */
-    const stateless = new Set<JsonRpc.RequestId>()
+    /** Requests sent statelessly (2026-07-28), by id, with their method; cancelling one is closing its stream. */
+    const stateless = new Map<JsonRpc.RequestId, string>()
+    /** The `x-mcp-header` parameters of each tool, from the last stateless `tools/list`. */
+    const mirrored = new Map<string, ReadonlyArray<ParamHeaders.ParamHeader>>()
+
+    /** A 2026 `tools/list` result without the tools whose `x-mcp-header` annotations are invalid. */
+    const screenTools = (response: Record<string, unknown>) =>
+      Effect.gen(function*() {
+        const result = Wire.record(response.result)
+        if (!Array.isArray(result.tools)) return response
+        const kept: Array<unknown> = []
+        for (const tool of result.tools) {
+          const name = String(Wire.record(tool).name)
+          const found = ParamHeaders.find(Wire.record(tool).inputSchema)
+          if (Either.isLeft(found)) {
+            yield* Effect.logWarning(`effect-mcp: ignoring tool ${name}: ${found.left}`)
+            continue
+          }
+          mirrored.set(name, found.right)
+          kept.push(tool)
+        }
+        return { ...response, result: { ...result, tools: kept } }
+      })
     /** Responses to our internal requests (re-initialization) go here instead of to the engine. */
     const internal = new Map<JsonRpc.RequestId, (message: Record<string, unknown>) => void>()
 
@@ -147,7 +169,12 @@ export const make = (
             if (typeof version === "string") protocolVersion = version
           }
         }
-        return forward ? Queue.offer(incoming, Transport.frame(message)).pipe(Effect.asVoid) : Effect.void
+        if (!forward) return Effect.void
+        const single = Wire.isResponse(message) && message.id !== null ? message.id : undefined
+        const screened = single !== undefined && stateless.get(single) === "tools/list"
+          ? screenTools(message as Record<string, unknown>)
+          : Effect.succeed(message)
+        return Effect.flatMap(screened, (m) => Queue.offer(incoming, Transport.frame(m))).pipe(Effect.asVoid)
       })
 
     const receiveText = (data: string) => {
@@ -176,6 +203,13 @@ export const make = (
             const field = Wire.namedMethods[m.method]
             const value = field === undefined ? undefined : Wire.record(m.params)[field]
             if (value !== undefined) headers["mcp-name"] = Wire.encodeHeaderValue(String(value))
+            if (m.method === "tools/call") {
+              for (const param of mirrored.get(String(value)) ?? []) {
+                const mirroredValue = ParamHeaders.valueAt(Wire.record(m.params).arguments, param.path)
+                const header = mirroredValue === undefined ? undefined : ParamHeaders.headerValue(mirroredValue)
+                if (header !== undefined) headers[`mcp-param-${param.name.toLowerCase()}`] = header
+              }
+            }
           }
           return headers
         }
@@ -275,6 +309,26 @@ export const make = (
         ? receive({ ...body, jsonrpc: "2.0", id })
         : synthesize(id, -32000, `HTTP ${status}`, { status, body: text })
     }
+
+    /** Lists the tools statelessly on the transport's own account, to learn their `x-mcp-header` parameters. */
+    const refreshTools = (meta: unknown) =>
+      Effect.gen(function*() {
+        let cursor: unknown
+        for (let page = 0; page < 100; page++) {
+          const id = `effect-mcp-tools-list-${nextInternalId++}`
+          let result: Record<string, unknown> | undefined
+          internal.set(id, (m) => void (result = m))
+          const params = { ...(typeof cursor === "string" ? { cursor } : {}), _meta: meta }
+          const response = yield* postRaw({ jsonrpc: "2.0", id, method: "tools/list", params })
+          yield* readAnswer(response, receiveText, { lastEventId: undefined, retryMs: undefined }).pipe(
+            Effect.ensuring(Effect.sync(() => internal.delete(id)))
+          )
+          if (result === undefined) return
+          yield* screenTools(result)
+          cursor = Wire.record(result.result).nextCursor
+          if (typeof cursor !== "string") return
+        }
+      })
 
     // ---------- the deprecated HTTP+SSE transport (2024-11-05) ----------
 
@@ -462,6 +516,12 @@ export const make = (
               // Not a Streamable HTTP server: try the deprecated HTTP+SSE transport at the same URL.
               if (yield* openLegacy) continue
             }
+            const code = Wire.record(bodyError(text)?.error).code
+            if (rev !== undefined && request.method === "tools/call" && code === -32020 && attempt === 0) {
+              // The tool may mirror parameters we have not heard of: learn them from tools/list, then retry once.
+              yield* Effect.ignore(refreshTools(Wire.record(request.params)._meta))
+              continue
+            }
             return yield* errorAnswer(id, status, text)
           }
           mode = "streamable"
@@ -501,7 +561,7 @@ export const make = (
         if (!Array.isArray(message) && Wire.isRequest(message)) {
           const request = message as JsonRpc.Request
           const rev = statelessRevision(request)
-          if (rev !== undefined) stateless.add(request.id)
+          if (rev !== undefined) stateless.set(request.id, request.method)
           if (request.method === "initialize") initialize = request
           answered.delete(request.id)
           yield* FiberMap.run(exchanges, request.id, exchange(request, rev))

@@ -31,6 +31,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as EventStore from "./EventStore.js"
 import * as Outbox from "./internal/outbox.js"
+import * as ParamHeaders from "./internal/paramHeaders.js"
 import * as Sse from "./internal/sse.js"
 import * as Wire from "./internal/wire.js"
 
@@ -625,9 +626,24 @@ const makeHandler = (options: Options) =>
       if (raw === undefined) return `Header mismatch: the Mcp-Name header is required for ${body.method}`
       const name = Wire.decodeHeaderValue(raw)
       if (name === undefined) return "Header mismatch: the Mcp-Name header is not valid Base64"
-      const value = Wire.record(Wire.record(body).params)[field]
+      const params = Wire.record(Wire.record(body).params)
+      const value = params[field]
       if (name !== String(value)) {
         return `Header mismatch: Mcp-Name header value '${name}' does not match body value '${String(value)}'`
+      }
+      if (body.method !== "tools/call") return undefined
+      // Parameters the tool mirrors into Mcp-Param-{Name} headers must be there and match.
+      const tool = server.tool(String(value))
+      const mirrored = tool === undefined ? Either.right([]) : ParamHeaders.find(tool.descriptor.inputSchema)
+      for (const param of Either.getOrElse(mirrored, () => [])) {
+        const expected = ParamHeaders.valueAt(params.arguments, param.path)
+        if (expected === undefined) continue
+        const raw = request.headers[`mcp-param-${param.name.toLowerCase()}`]
+        if (raw === undefined) return `Header mismatch: the Mcp-Param-${param.name} header is required`
+        const decoded = Wire.decodeHeaderValue(raw)
+        if (decoded === undefined || !ParamHeaders.matches(decoded, expected)) {
+          return `Header mismatch: Mcp-Param-${param.name} header value '${raw}' does not match the body`
+        }
       }
       return undefined
     }
