@@ -163,7 +163,7 @@ export const make = (
             forward = false
             continue
           }
-          answered.add(m.id)
+          if (FiberMap.unsafeHas(exchanges, m.id)) answered.add(m.id)
           if (initialize !== undefined && m.id === initialize.id) {
             const version = Wire.record((m as { result?: unknown }).result).protocolVersion
             if (typeof version === "string") protocolVersion = version

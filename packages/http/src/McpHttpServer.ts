@@ -400,13 +400,14 @@ const makeHandler = (options: Options) =>
       headers: Record<string, string>,
       onEnd: Effect.Effect<void>,
       jsonStatus: (message: Transport.Outgoing | undefined) => number,
-      taken: Outbox.Item | undefined
+      taken: Outbox.Item | undefined,
+      as: "auto" | "json" | "sse" = mode
     ) =>
       Effect.gen(function*() {
-        const first = taken !== undefined || mode === "sse"
+        const first = taken !== undefined || as === "sse"
           ? taken
           : yield* Queue.take(stream.queue).pipe(Effect.onInterrupt(() => onEnd))
-        if (first !== undefined && (first.final && mode !== "sse" || mode === "json")) {
+        if (first !== undefined && (first.final && as !== "sse" || as === "json")) {
           stream.finalTaken = first.final
           if (s !== undefined && first.final) s.streams.delete(stream.key)
           yield* onEnd
@@ -665,6 +666,8 @@ const makeHandler = (options: Options) =>
           return jsonResponse(400, Wire.errorBody(id, -32600, "Invalid request: only requests are accepted here"))
         }
         const requestId = body.id
+        // A listen stream is nothing but notifications: it is SSE whatever the response mode.
+        const as = body.method === "subscriptions/listen" ? "sse" : mode
         const incoming = yield* Queue.unbounded<Transport.Incoming>()
         const stream = yield* Outbox.make("r")
         stream.pending.add(requestId)
@@ -677,7 +680,7 @@ const makeHandler = (options: Options) =>
                 if (!stream.pending.delete(requestId)) return Effect.void
                 return push(undefined, stream, message, true)
               }
-              if (ids.length === 0 && sendOptions?.relatedRequestId === requestId && mode !== "json") {
+              if (ids.length === 0 && sendOptions?.relatedRequestId === requestId && as !== "json") {
                 return stream.pending.size === 0 ? Effect.void : push(undefined, stream, message, false)
               }
               return Effect.void
@@ -705,7 +708,7 @@ const makeHandler = (options: Options) =>
             ...(auth === undefined ? {} : { auth })
           })
         )
-        return yield* answer(undefined, stream, {}, end, (m) => statusOfError(errorCode(m)), undefined)
+        return yield* answer(undefined, stream, {}, end, (m) => statusOfError(errorCode(m)), undefined, as)
       })
 
     // ---------- the endpoint ----------
