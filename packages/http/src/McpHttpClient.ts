@@ -449,8 +449,14 @@ export const make = (
     const listen = Effect.gen(function*() {
       const driver = yield* Schedule.driver(reconnect)
       const cursor = { lastEventId: undefined as string | undefined, retryMs: undefined as number | undefined }
+      let cursorSession = sessionId
       while (true) {
         const stale = sessionId
+        // Event ids belong to a session: a new session starts its stream afresh.
+        if (stale !== cursorSession) {
+          cursor.lastEventId = undefined
+          cursorSession = stale
+        }
         const headers = yield* headersFor(undefined, true)
         const response = yield* Effect.either(execute(
           HttpClientRequest.get(url).pipe(
@@ -465,9 +471,9 @@ export const make = (
           const status = response.right.status
           if (status === 405) return
           if (status === 404 && stale !== undefined) {
-            // The session is gone: the next request re-initializes, which reopens this stream.
-            yield* Effect.ignore(reinitialize(stale))
-            return
+            // The session is gone: continue under a new one (or stop if the server will not have us).
+            if (Either.isLeft(yield* Effect.either(reinitialize(stale)))) return
+            continue
           }
           if (status >= 200 && status < 300) {
             yield* driver.reset
@@ -480,9 +486,10 @@ export const make = (
       }
     })
 
+    const listenerKey = "effect-mcp-standalone-stream"
     const startListening = Effect.suspend(() => {
       listening = true
-      return FiberMap.run(exchanges, "effect-mcp-standalone-stream", listen).pipe(Effect.asVoid)
+      return FiberMap.run(exchanges, listenerKey, listen, { onlyIfMissing: true }).pipe(Effect.asVoid)
     })
 
     // ---------- one request's exchange ----------

@@ -1,10 +1,13 @@
-import { ClientHandlers } from "@effect-mcp/core"
-import { McpHttpServer } from "@effect-mcp/http"
+import { ClientHandlers, McpClient } from "@effect-mcp/core"
+import { McpHttpClient, McpHttpServer } from "@effect-mcp/http"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { connect, serve, tools } from "./helpers.js"
 
@@ -165,5 +168,39 @@ describe("McpHttpClient, era-specific behaviour", () => {
       yield* Effect.sleep("400 millis")
       yield* server.removeTool("echo")
       yield* Fiber.join(changed).pipe(Effect.timeout("5 seconds"))
+    }))
+
+  it.scopedLive("a session deleted under an open GET stream: the client continues under a new session", () =>
+    Effect.gen(function*() {
+      const { server, url } = yield* serve({ retryInterval: "50 millis" })
+      const seen: Array<string> = []
+      const recording = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(HttpClient.HttpClient, (client) =>
+          client.pipe(HttpClient.tap((response) =>
+            Effect.sync(() => {
+              const id = response.headers["mcp-session-id"]
+              if (id !== undefined && !seen.includes(id)) seen.push(id)
+            })
+          )))
+      ).pipe(Layer.provide(NodeHttpClient.layer))
+      const transport = yield* Layer.build(McpHttpClient.layer({ url }).pipe(Layer.provide(recording)))
+      const client = yield* McpClient.make({ name: "t", version: "0", revision: "2025-11-25" }).pipe(
+        Effect.provide(transport)
+      )
+      yield* Effect.sleep("200 millis")
+      const first = seen[0]!
+      const deleted = yield* Effect.promise(() =>
+        fetch(url, { method: "DELETE", headers: { "mcp-session-id": first } })
+      )
+      expect(deleted.status).toBe(200)
+      // The GET stream ends, reconnects, meets 404 and re-initializes; the new stream still delivers.
+      yield* Effect.sleep("500 millis")
+      expect(seen.length).toBe(2)
+      const changed = yield* client.toolListChanged.pipe(Stream.take(1), Stream.runDrain, Effect.fork)
+      yield* Effect.sleep("100 millis")
+      yield* server.removeTool("echo")
+      yield* Fiber.join(changed).pipe(Effect.timeout("5 seconds"))
+      expect(text(yield* client.callTool("count", { to: 1 }))).toBe("counted to 1")
     }))
 })
