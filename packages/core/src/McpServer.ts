@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
+import * as RequestState from "./internal/requestState.js"
 import * as ServerSession from "./internal/serverSession.js"
 import * as Prompt from "./Prompt.js"
 import type { RequestContext } from "./RequestContext.js"
@@ -97,6 +98,8 @@ export interface McpServerService {
   readonly notifyResourceUpdated: (uri: string) => Effect.Effect<void>
   /** Every change of a list. */
   readonly changes: PubSub.PubSub<ListKind>
+  /** Signs and verifies multi-round-trip `requestState` (one key per server, shared by every connection). */
+  readonly requestState: RequestState.Signer
   /** Every resource update. */
   readonly resourceUpdates: PubSub.PubSub<string>
 }
@@ -109,6 +112,7 @@ export const make = (options: Options): Effect.Effect<McpServerService> =>
   Effect.gen(function*() {
     const changes = yield* PubSub.unbounded<ListKind>()
     const resourceUpdates = yield* PubSub.unbounded<string>()
+    const requestState = yield* RequestState.make(options.requestStateKey)
     const tools = new Map<string, Tool.Tool>()
     const resources = new Map<string, Resource.Resource>()
     const templates = new Map<string, Resource.Template>()
@@ -169,7 +173,8 @@ export const make = (options: Options): Effect.Effect<McpServerService> =>
       capabilities,
       notifyResourceUpdated: (uri) => Effect.asVoid(PubSub.publish(resourceUpdates, uri)),
       changes,
-      resourceUpdates
+      resourceUpdates,
+      requestState
     }
   })
 

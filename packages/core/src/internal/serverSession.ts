@@ -21,7 +21,6 @@ import * as RequestContext from "../RequestContext.js"
 import type * as Transport from "../Transport.js"
 import * as Engine from "./engine.js"
 import * as Pagination from "./pagination.js"
-import * as RequestState from "./requestState.js"
 
 /** A running server session. */
 export interface ServerSession {
@@ -111,7 +110,7 @@ export const make = (
     let logLevel: RequestContext.LoggingLevel | undefined
     let ready = false
     const subscriptions = new Set<string>()
-    const signer = yield* RequestState.make(options.requestStateKey)
+    const signer = server.requestState
     const cache = { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.scope ?? "private" }
     const tasks = new Map<string, TaskEntry>()
     const taskFibers = yield* FiberMap.make<string>()
