@@ -1,7 +1,7 @@
-// Runs every workload module in scripts/bench/ (each exports `name` and `run()`, which resolves to rows of
-// { workload, ours, theirs, ratio }) in sequence and prints one table. Benchmarks, never timed tests:
-// absolute numbers drift with the machine, so every row compares against the official SDK in the same run.
-// `node scripts/bench.mjs memory` runs only the workloads whose file name contains "memory".
+// Runs every workload module in scripts/bench/ in sequence (each exports `name` and `run()`, which resolves to rows
+// of { workload, ours, theirs, ratio }) and prints each workload's table as soon as it is done. Benchmarks, never
+// timed tests: absolute numbers drift with the machine, so every row compares against the official SDK in the
+// same run. `node scripts/bench.mjs memory` runs only the workloads whose file name contains "memory".
 import { readdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -13,16 +13,17 @@ const files = readdirSync(dir)
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort()
 
-const rows = []
+const columns = ["workload", "ours", "theirs", "ratio"]
+const table = (rows) => {
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? "").length)))
+  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(" | ")} |`
+  const body = rows.map((r) => line(columns.map((c) => r[c] ?? "")))
+  return [line(columns), line(widths.map((w) => "-".repeat(w))), ...body].join("\n")
+}
+
 for (const file of files) {
   const workload = await import(pathToFileURL(join(dir, file)).href)
   process.stderr.write(`bench: ${workload.name ?? file}…\n`)
-  rows.push(...(await workload.run()))
+  process.stdout.write(`${table(await workload.run())}\n\n`)
 }
-
-const columns = ["workload", "ours", "theirs", "ratio"]
-const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? "").length)))
-const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(" | ")} |`
-process.stdout.write(`${line(columns)}\n${line(widths.map((w) => "-".repeat(w)))}\n`)
-for (const r of rows) process.stdout.write(`${line(columns.map((c) => r[c] ?? ""))}\n`)
-process.stdout.write(`\nnode ${process.version}, ${new Date().toISOString()}\n`)
+process.stdout.write(`node ${process.version}, ${new Date().toISOString()}\n`)

@@ -6,9 +6,10 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { ParseOptions } from "effect/SchemaAST"
+import * as AST from "effect/SchemaAST"
 import * as Domain from "./generated/Domain.js"
 import { byRevision } from "./generated/index.js"
+import { guard } from "./internal/guard.js"
 import { projector } from "./internal/project.js"
 import * as Json from "./Json.js"
 import * as Method from "./Method.js"
@@ -34,15 +35,21 @@ export const schemaOf = (revision: Revision.Revision | "domain", type: string): 
   lookup(revision, type)
 
 /** Unknown keys pass through; the first error is reported (enough to name the path, and faster). */
-const options: ParseOptions = { errors: "first", onExcessProperty: "preserve" }
+const options: AST.ParseOptions = { errors: "first", onExcessProperty: "preserve" }
 
-const decoders = new Map<string, Decoder>()
-const encoders = new Map<string, Decoder>()
-const cached = (cache: Map<string, Decoder>, key: string, make: () => Decoder): Decoder => {
-  let f = cache.get(key)
+/** Compiled codecs, by revision then type (two map lookups, no key to build per call). */
+const decoders = new Map<string, Map<string, Decoder>>()
+const encoders = new Map<string, Map<string, Decoder>>()
+const cached = (cache: Map<string, Map<string, Decoder>>, revision: string, type: string, make: () => Decoder) => {
+  let byType = cache.get(revision)
+  if (byType === undefined) {
+    byType = new Map()
+    cache.set(revision, byType)
+  }
+  let f = byType.get(type)
   if (f === undefined) {
     f = make()
-    cache.set(key, f)
+    byType.set(type, f)
   }
   return f
 }
@@ -54,26 +61,40 @@ const missing = (revision: string, type: string): Decoder => (u) =>
     })
   )
 
+/** Input nested deeper than the stack allows fails like any invalid input, instead of throwing. */
+const tooDeep = (u: unknown) =>
+  Either.left(
+    new ParseResult.ParseError({ issue: new ParseResult.Type(Schema.Never.ast, u, "the value is nested too deeply") })
+  )
+const safely = (f: Decoder): Decoder => (u) => {
+  try {
+    return f(u)
+  } catch (e) {
+    if (e instanceof RangeError) return tooDeep(u)
+    throw e
+  }
+}
+
 /** A decoder of `type` as `revision` defines it. */
 export const decoder = (revision: Revision.Revision | "domain", type: string): Decoder =>
-  cached(decoders, `${revision} ${type}`, () => {
+  cached(decoders, revision, type, () => {
     const schema = lookup(revision, type)
     if (schema === undefined) return missing(revision, type)
     // Decoding never changes a valid value (the only transformations are foreign keys, kept as they are).
-    const valid = Schema.is(Schema.typeSchema(schema))
+    const valid = guard(AST.typeAST(schema.ast))
     const slow = Schema.decodeUnknownEither(schema, options)
-    return (u) => (valid(u) ? Either.right(u) : slow(u))
+    return safely((u) => (valid(u) ? Either.right(u) : slow(u)))
   })
 
 /** An encoder of a domain value of `type` into what `revision` allows. */
 export const encoder = (revision: Revision.Revision | "domain", type: string): Decoder =>
-  cached(encoders, `${revision} ${type}`, () => {
+  cached(encoders, revision, type, () => {
     const schema = lookup(revision, type)
     if (schema === undefined) return missing(revision, type)
-    const valid = Schema.is(Schema.typeSchema(schema))
+    const valid = guard(AST.typeAST(schema.ast))
     const project = projector(schema.ast)
     const slow = Schema.encodeUnknownEither(schema, options)
-    return (u) => (valid(u) ? Either.right(project(u)) : slow(u))
+    return safely((u) => (valid(u) ? Either.right(project(u)) : slow(u)))
   })
 
 /** Decodes `type` as `revision` defines it. */
@@ -139,10 +160,46 @@ export const encodeResult = (
   return name === undefined ? missing(revision, method)(result) : encoder(revision, name)(result)
 }
 
-/** A readable one-line description of a parse error, naming the path. */
+/** At most this many issues are described, each in at most this many characters. */
+const maxIssues = 8
+const maxIssueLength = 240
+
+/**
+ * A copy of an issue tree with at most `budget.left` leaves. Formatting a leaf prints its actual value, so an
+ * unpruned tree of deep garbage (a union failing at each of 1000 levels) formats in seconds into megabytes.
+ */
+const prune = (issue: ParseResult.ParseIssue, budget: { left: number }): ParseResult.ParseIssue => {
+  switch (issue._tag) {
+    case "Pointer":
+      return new ParseResult.Pointer(issue.path, issue.actual, prune(issue.issue, budget))
+    case "Refinement":
+      return new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, prune(issue.issue, budget))
+    case "Transformation":
+      return new ParseResult.Transformation(issue.ast, issue.actual, issue.kind, prune(issue.issue, budget))
+    case "Composite": {
+      if (!Array.isArray(issue.issues)) {
+        return new ParseResult.Composite(issue.ast, issue.actual, prune(issue.issues as ParseResult.ParseIssue, budget))
+      }
+      const kept: Array<ParseResult.ParseIssue> = []
+      for (const child of issue.issues as ReadonlyArray<ParseResult.ParseIssue>) {
+        if (budget.left <= 0) break
+        kept.push(prune(child, budget))
+      }
+      const [first, ...rest] = kept
+      return first === undefined ? issue : new ParseResult.Composite(issue.ast, issue.actual, [first, ...rest])
+    }
+    default:
+      budget.left--
+      return issue
+  }
+}
+
+const clip = (s: string) => (s.length > maxIssueLength ? `${s.slice(0, maxIssueLength)}…` : s)
+
+/** A readable one-line description of a parse error, naming the path (bounded: at most a few short issues). */
 export const describe = (error: ParseResult.ParseError): string => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const issues = ParseResult.ArrayFormatter.formatIssueSync(prune(error.issue, { left: maxIssues }))
   return issues
-    .map((i) => (i.path.length > 0 ? `${i.path.map((p) => String(p)).join(".")}: ${i.message}` : i.message))
+    .map((i) => clip(i.path.length > 0 ? `${i.path.map((p) => String(p)).join(".")}: ${i.message}` : i.message))
     .join("; ")
 }

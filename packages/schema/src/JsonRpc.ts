@@ -8,6 +8,8 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
+import { guard } from "./internal/guard.js"
 
 /** A request id: a string or an integer, kept as sent. */
 export const RequestId = Schema.Union(Schema.String, Schema.Int)
@@ -89,7 +91,7 @@ type Decode<A> = (u: unknown) => Either.Either<A, ParseResult.ParseError>
 
 /** The envelope schemas have no transformations: a valid message decodes to itself, so validate first. */
 const fast = <A, I>(schema: Schema.Schema<A, I, never>): Decode<Message> => {
-  const valid = Schema.is(schema)
+  const valid = guard(AST.typeAST(schema.ast))
   const slow = Schema.decodeUnknownEither(schema)
   return (
     u

@@ -6,8 +6,8 @@
  *    projector compiled once per schema from its AST.
  * Invalid input still goes through Effect's parser, for its error message.
  */
-import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
+import { guard } from "./guard.js"
 
 type Project = (value: unknown) => unknown
 
@@ -62,7 +62,7 @@ const build = (ast: AST.AST): Project => {
     case "TypeLiteral":
       return objectProjector(ast.propertySignatures, ast.indexSignatures, new Set())
     case "Union": {
-      const members = ast.types.map((m) => ({ is: Schema.is(Schema.make(AST.typeAST(m))), project: projector(m) }))
+      const members = ast.types.map((m) => ({ is: guard(AST.typeAST(m)), project: projector(m) }))
       if (members.every((m) => m.project === identity)) return identity
       return (value) => {
         for (const m of members) if (m.is(value)) return m.project(value)
