@@ -3,6 +3,7 @@
  * official MCP schema.
  */
 import * as Schema from "effect/Schema"
+import * as Formats from "./internal/formats.js"
 
 /** A JSON value as MCP's `JSONValue` defines it: strings, integers, booleans, arrays and objects. */
 export type JsonValue = string | number | boolean | JsonArray | JsonObject
@@ -20,11 +21,14 @@ export const JsonValue: Schema.Schema<JsonValue> = Schema.Union(
   Schema.Boolean,
   Schema.Array(Schema.suspend((): Schema.Schema<JsonValue> => JsonValue)),
   Schema.Record({ key: Schema.String, value: Schema.suspend((): Schema.Schema<JsonValue> => JsonValue) })
-).annotations({ identifier: "JSONValue" })
+).annotations({ identifier: "JSONValue", arbitrary: () => (fc) => Formats.mcpJsonValue(fc) })
 
 /** Schema of a JSON array. */
-export const JsonArray: Schema.Schema<JsonArray> = Schema.Array(JsonValue).annotations({ identifier: "JSONArray" })
+export const JsonArray: Schema.Schema<JsonArray> = Schema.Array(JsonValue).annotations({
+  identifier: "JSONArray",
+  arbitrary: () => (fc) => Formats.mcpJsonArray(fc)
+})
 
 /** Schema of a JSON object. */
 export const JsonObject: Schema.Schema<JsonObject> = Schema.Record({ key: Schema.String, value: JsonValue })
-  .annotations({ identifier: "JSONObject" })
+  .annotations({ identifier: "JSONObject", arbitrary: () => (fc) => Formats.mcpJsonObject(fc) })

@@ -1,13 +1,33 @@
 /**
- * Where the official spec files are: ../shared/spec beside the checkout. A missing file fails the test.
+ * Where the official spec files are: `../shared/spec` beside the repository. A missing file fails the test that
+ * reads it (these helpers throw; nothing is skipped).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
-/** The spec directory. */
-export const specDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "shared", "spec")
+/** The repository root (this file is packages/schema/test/spec.ts). */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
+
+/** The spec directory: `<repo root>/../shared/spec`. */
+export const specDir = path.join(repoRoot, "..", "shared", "spec")
 
 /** Reads a JSON file under the spec directory (throws, failing the test, when it is missing). */
-export const readSpecJson = (...parts: Array<string>): any =>
+export const readSpecJson = (...parts: Array<string>): unknown =>
   JSON.parse(fs.readFileSync(path.join(specDir, ...parts), "utf8"))
+
+/** A revision's schema.json: which dialect it declares and its definitions. */
+export interface SchemaDocument {
+  readonly $schema: string
+  readonly $defs?: Readonly<Record<string, unknown>>
+  readonly definitions?: Readonly<Record<string, unknown>>
+}
+
+/** Reads a revision's schema.json (throws when it is missing or has no definitions). */
+export const readSchemaDocument = (revision: string): SchemaDocument => {
+  const document = readSpecJson(revision, "schema.json") as SchemaDocument
+  if (typeof document.$schema !== "string" || (document.$defs ?? document.definitions) === undefined) {
+    throw new Error(`${revision}/schema.json declares no $schema or no definitions`)
+  }
+  return document
+}

@@ -2,10 +2,50 @@
  * Building blocks the generated schemas share: string formats with arbitraries that produce valid
  * values, JSON numbers, and open objects.
  */
+import type { Arbitrary } from "effect/FastCheck"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
-const json = (fc: typeof import("effect/FastCheck")) => fc.jsonValue({ maxDepth: 2 })
+type FC = typeof import("effect/FastCheck")
+
+/**
+ * A small arbitrary JSON tree: `scalar` leaves, arrays and objects of at most three entries, two levels deep.
+ * `fc.jsonValue` and Effect's own recursion grow to hundreds of leaves per value, and JSON sits inside every
+ * open object of every type, so the property tests would spend their time generating and copying noise.
+ */
+export const smallJson = <A>(fc: FC, scalar: Arbitrary<A>) => {
+  const key = fc.string({ maxLength: 6 })
+  const shallow = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.dictionary(key, scalar, { maxKeys: 3 }))
+  return fc.oneof(scalar, fc.array(shallow, { maxLength: 3 }), fc.dictionary(key, shallow, { maxKeys: 3 }))
+}
+
+/** Any JSON (`{}` in the spec): edge cases such as -0, null and odd keys included. */
+const json = (fc: FC) =>
+  smallJson(
+    fc,
+    fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.boolean(),
+      fc.constant(null)
+    )
+  )
+
+/** MCP's `JSONValue` (strings, integers, booleans, arrays, objects) as a small arbitrary tree. */
+export const mcpJsonValue = (fc: FC) => smallJson(fc, fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean()))
+
+/** MCP's `JSONObject` as a small arbitrary object. */
+export const mcpJsonObject = (fc: FC) => fc.dictionary(fc.string({ maxLength: 6 }), mcpJsonValue(fc), { maxKeys: 3 })
+
+/** MCP's `JSONArray` as a small arbitrary array. */
+export const mcpJsonArray = (fc: FC) => fc.array(mcpJsonValue(fc), { maxLength: 3 })
+
+/** Extension keys as peers send them: a few namespaced names, so an open object gets at most a handful. */
+const extensionKey = (fc: FC) => fc.constantFrom("com.example/trace", "x-vendor", "io.example.ext/flag")
+
+/** Keys of a free-form object: a small pool (odd ones included), so an object gets at most a handful. */
+const objectKey = (fc: FC) => fc.constantFrom("a", "key", "", "x-1", "ü")
 
 /** A value the spec leaves unconstrained (`{}`): not validated, generated as JSON. */
 export const AnyJson = Schema.Unknown.annotations({ arbitrary: () => (fc) => json(fc) })
@@ -34,10 +74,14 @@ export const Base64 = Schema.String.annotations({ arbitrary: () => (fc) => fc.ba
 export const JsonRecord = <A, I, R>(value: Schema.Schema<A, I, R>) => Schema.Record({ key: Schema.String, value })
 
 /** An open object with values of the given schema (`AnyJson` for a bare `type: object`). */
-export const OpenObject = <A, I, R>(value: Schema.Schema<A, I, R>) => Schema.Record({ key: Schema.String, value })
+export const OpenObject = <A, I, R>(value: Schema.Schema<A, I, R>) =>
+  Schema.Record({ key: Schema.String.annotations({ arbitrary: () => (fc) => objectKey(fc) }), value })
 
 /** The index signature that keeps an object open: extra keys pass through unchanged. */
-export const AnyJsonRecord = Schema.Record({ key: Schema.String, value: AnyJson })
+export const AnyJsonRecord = Schema.Record({
+  key: Schema.String.annotations({ arbitrary: () => (fc) => extensionKey(fc) }),
+  value: AnyJson
+})
 
 /**
  * A key that other revisions define on this object but this revision does not: kept when decoding

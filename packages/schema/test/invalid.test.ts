@@ -1,17 +1,31 @@
+/**
+ * Hand-written invalid JSON-RPC / MCP messages fail with a typed `ParseError` whose description names the
+ * offending path; and what must pass does: ids kept as sent, unknown methods, open objects, projection per
+ * revision, `resultType`, and the wire errors of every revision.
+ */
 import { Codec, JsonRpc, McpError, type Revision } from "@effect-mcp/schema"
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 
-const deep = (n: number): unknown => {
-  let v: unknown = "bottom"
+const deep = (n: number, bottom: unknown = "bottom"): unknown => {
+  let v: unknown = bottom
   for (let i = 0; i < n; i++) v = { nested: v }
   return v
 }
 
+/** 2026-07-28 request `_meta` with the given client capabilities. */
+const meta2026 = (clientCapabilities: unknown) => ({
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": clientCapabilities
+})
+
 /** Messages the envelope must refuse, each with a word its error must name. */
 const invalidEnvelopes: ReadonlyArray<readonly [string, unknown, string]> = [
   ["wrong jsonrpc", { jsonrpc: "1.0", id: 1, method: "ping" }, "jsonrpc"],
+  ["jsonrpc as a number", { jsonrpc: 2, id: 1, method: "ping" }, "jsonrpc"],
+  ["missing method (an id and params only)", { jsonrpc: "2.0", id: 1, params: {} }, "method"],
+  ["array id", { jsonrpc: "2.0", id: [1], method: "ping" }, "id"],
   ["missing jsonrpc", { id: 1, method: "ping" }, "jsonrpc"],
   ["float id", { jsonrpc: "2.0", id: 1.5, method: "ping" }, "id"],
   ["boolean id", { jsonrpc: "2.0", id: true, method: "ping" }, "id"],
@@ -75,21 +89,66 @@ const invalidParams: ReadonlyArray<readonly [string, string, Revision.Revision, 
     _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" },
     name: "x"
   }, "clientCapabilities"],
-  ["deep garbage as arguments' name", "tools/call", "2025-11-25", { name: deep(1000) }, "name"]
+  ["deep garbage as arguments' name", "tools/call", "2025-11-25", { name: deep(1000) }, "name"],
+  ["tools/call params as an array", "tools/call", "2025-11-25", [{ name: "x" }], "actual [{"],
+  ["resources/read uri as a number", "resources/read", "2025-11-25", { uri: 5 }, "uri"],
+  ["initialize protocolVersion as a number", "initialize", "2025-11-25", {
+    protocolVersion: 20251125,
+    capabilities: {},
+    clientInfo: { name: "c", version: "1" }
+  }, "protocolVersion"],
+  ["sampling with an unknown role", "sampling/createMessage", "2025-11-25", {
+    messages: [{ role: "robot", content: { type: "text", text: "x" } }],
+    maxTokens: 5
+  }, "messages.0.role"],
+  ["sampling maxTokens as a float", "sampling/createMessage", "2025-06-18", {
+    messages: [{ role: "user", content: { type: "text", text: "x" } }],
+    maxTokens: 5.5
+  }, "maxTokens"],
+  ["elicitation field of an unknown kind", "elicitation/create", "2025-06-18", {
+    message: "m",
+    requestedSchema: { type: "object", properties: { a: { type: "date" } } }
+  }, "requestedSchema.properties.a.type"],
+  ["deep garbage in 2026 client capabilities (JSON with a fraction 1000 levels down)", "tools/call", "2026-07-28", {
+    name: "x",
+    _meta: meta2026({ experimental: { x: deep(1000, 1.5) } })
+  }, "_meta.io.modelcontextprotocol/clientCapabilities.experimental.x.nested"]
 ]
 
-const message = (error: ParseResult.ParseError) => `${Codec.describe(error)}\n${error.message}`
+/** Results the method schemas must refuse, each with the path its error must name. */
+const invalidResults: ReadonlyArray<readonly [string, string, Revision.Revision, unknown, string]> = [
+  [
+    "image content without mimeType",
+    "tools/call",
+    "2025-11-25",
+    { content: [{ type: "image", data: "AA==" }] },
+    "content.0.mimeType"
+  ],
+  ["isError as a string", "tools/call", "2025-06-18", { content: [], isError: "yes" }, "isError"],
+  ["content as an object", "tools/call", "2024-11-05", { content: { type: "text", text: "x" } }, "content"],
+  ["a tool whose inputSchema is not an object schema", "tools/list", "2025-11-25", {
+    tools: [{ name: "t", inputSchema: { type: "array" } }]
+  }, "tools.0.inputSchema.type"],
+  ["2026 result without resultType", "tools/call", "2026-07-28", { content: [] }, "resultType"]
+]
+
+/** What the engine puts on the wire (`error.message`, Effect's tree, is unbounded for deep garbage). */
+const message = (error: ParseResult.ParseError) => Codec.describe(error)
+
+/** The error of a result that must have failed. */
+const left = <A>(result: Either.Either<A, ParseResult.ParseError>): ParseResult.ParseError => {
+  if (Either.isRight(result)) expect.fail(`expected a ParseError, got ${JSON.stringify(result.right)}`)
+  return result.left
+}
 
 describe("invalid messages fail with a typed parse error naming the path", () => {
   it("there are at least 30", () => {
-    expect(invalidEnvelopes.length + invalidParams.length).toBeGreaterThanOrEqual(30)
+    expect(invalidEnvelopes.length + invalidParams.length + invalidResults.length).toBeGreaterThanOrEqual(30)
   })
 
   for (const [label, input, word] of invalidEnvelopes) {
     it(`envelope: ${label}`, () => {
-      const result = JsonRpc.decodeMessage(input)
-      expect(Either.isLeft(result)).toBe(true)
-      const error = Either.getLeft(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+      const error = left(JsonRpc.decodeMessage(input))
       expect(error).toBeInstanceOf(ParseResult.ParseError)
       expect(message(error)).toContain(word)
     })
@@ -97,16 +156,43 @@ describe("invalid messages fail with a typed parse error naming the path", () =>
 
   for (const [label, method, revision, params, word] of invalidParams) {
     it(`params: ${label}`, () => {
-      const result = Codec.decodeParams(method, revision, params)
-      expect(Either.isLeft(result)).toBe(true)
-      const error = Either.getLeft(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+      const error = left(Codec.decodeParams(method, revision, params))
       expect(error).toBeInstanceOf(ParseResult.ParseError)
       expect(message(error)).toContain(word)
     })
   }
 
-  it("an empty batch is refused", () => {
-    expect(Either.isLeft(JsonRpc.decodeBatch([]))).toBe(true)
+  for (const [label, method, revision, result, word] of invalidResults) {
+    it(`result: ${label}`, () => {
+      const error = left(Codec.decodeResult(method, revision, result))
+      expect(error).toBeInstanceOf(ParseResult.ParseError)
+      expect(message(error)).toContain(word)
+    })
+  }
+
+  it("batches: empty, not an array, or with an invalid member", () => {
+    const empty = left(JsonRpc.decodeBatch([]))
+    expect(empty).toBeInstanceOf(ParseResult.ParseError)
+    expect(Codec.describe(empty)).toContain("0: is missing")
+    expect(left(JsonRpc.decodeBatch({ jsonrpc: "2.0", id: 1, method: "ping" }))).toBeInstanceOf(ParseResult.ParseError)
+    const second = left(JsonRpc.decodeBatch([{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: 1.5 }]))
+    expect(Codec.describe(second)).toContain("1.id")
+  })
+
+  it("deep garbage is described in a few short issues, not megabytes", () => {
+    const error = left(Codec.decodeParams("tools/call", "2026-07-28", {
+      name: "x",
+      _meta: meta2026({ experimental: { x: deep(1000, 1.5) } })
+    }))
+    expect(Codec.describe(error).length).toBeLessThan(4000)
+  })
+
+  it("nesting deeper than the stack allows fails as a ParseError instead of throwing", () => {
+    const params = { name: "x", _meta: meta2026({ experimental: { x: deep(50_000) } }) }
+    const error = left(Codec.decodeParams("tools/call", "2026-07-28", params))
+    expect(error).toBeInstanceOf(ParseResult.ParseError)
+    expect(Codec.describe(error)).toContain("nested too deeply")
+    expect(left(Codec.encodeParams("tools/call", "2026-07-28", params))).toBeInstanceOf(ParseResult.ParseError)
   })
 })
 
@@ -190,7 +276,28 @@ describe("wire errors", () => {
       expect(wire.code).toBe(codes[i])
       const back = McpError.fromWire(wire)
       expect(back._tag).toBe(error._tag)
+      expect(back).toEqual(error)
       expect(McpError.toWire(back, "2025-11-25")).toEqual(wire)
     })
+  })
+
+  it("typed data survives the wire", () => {
+    const back = McpError.fromWire({
+      code: -32022,
+      message: "v",
+      data: { supported: ["2026-07-28"], requested: "1999" }
+    })
+    expect(back).toBeInstanceOf(McpError.UnsupportedProtocolVersion)
+    expect(back).toMatchObject({ supported: ["2026-07-28"], requested: "1999", code: -32022 })
+    const caps = McpError.fromWire({ code: -32021, message: "c", data: { requiredCapabilities: { elicitation: {} } } })
+    expect(caps).toBeInstanceOf(McpError.MissingRequiredClientCapability)
+    expect(caps).toMatchObject({ requiredCapabilities: { elicitation: {} } })
+    const gone = McpError.fromWire({ code: -32602, message: "n", data: { uri: "file:///x" } })
+    expect(gone).toBeInstanceOf(McpError.ResourceNotFound)
+    expect(McpError.toWire(gone, "2026-07-28")).toEqual({ code: -32602, message: "n", data: { uri: "file:///x" } })
+    expect(McpError.toWire(gone, "2025-11-25").code).toBe(-32002)
+    const malformed = McpError.fromWire({ code: -32022, message: "v", data: { supported: "all" } })
+    expect(malformed).toBeInstanceOf(McpError.JsonRpcError)
+    expect(McpError.toWire(malformed, "2025-11-25")).toEqual({ code: -32022, message: "v", data: { supported: "all" } })
   })
 })
