@@ -1,0 +1,349 @@
+/**
+ * The everything server's tools: one per behaviour the conformance suite's tool scenarios check
+ * (content of every kind, logging, progress, errors, sampling, elicitation, JSON Schema 2020-12,
+ * SSE reconnection), plus `echo`.
+ */
+import { McpServer, RequestContext, Tool } from "@effect-mcp/core"
+import type { Mcp, McpError } from "@effect-mcp/schema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Media from "./Media.js"
+
+/** `echo`: returns its `text` argument as one text content. */
+export const Echo = McpServer.tool({
+  name: "echo",
+  description: "Returns the given text unchanged",
+  input: Schema.Struct({ text: Schema.String.annotations({ description: "The text to echo back" }) }),
+  handler: ({ text }) => Effect.succeed(text)
+})
+
+/** `test_simple_text`: one text content. */
+export const SimpleText = McpServer.tool({
+  name: "test_simple_text",
+  description: "Returns a simple text response",
+  input: Tool.NoInput,
+  handler: () => Effect.succeed("This is a simple text response for testing.")
+})
+
+/** `test_image_content`: one PNG image content. */
+export const ImageContent = McpServer.tool({
+  name: "test_image_content",
+  description: "Returns a 1x1 red PNG image",
+  input: Tool.NoInput,
+  handler: () => Effect.succeed<Mcp.ContentBlock>({ type: "image", data: Media.redPixelPng, mimeType: "image/png" })
+})
+
+/** `test_audio_content`: one WAV audio content. */
+export const AudioContent = McpServer.tool({
+  name: "test_audio_content",
+  description: "Returns a short silent WAV clip",
+  input: Tool.NoInput,
+  handler: () => Effect.succeed<Mcp.ContentBlock>({ type: "audio", data: Media.silenceWav, mimeType: "audio/wav" })
+})
+
+/** `test_embedded_resource`: one embedded text resource. */
+export const EmbeddedResource = McpServer.tool({
+  name: "test_embedded_resource",
+  description: "Returns an embedded text resource",
+  input: Tool.NoInput,
+  handler: () =>
+    Effect.succeed<Mcp.ContentBlock>({
+      type: "resource",
+      resource: {
+        uri: "test://embedded-resource",
+        mimeType: "text/plain",
+        text: "This is an embedded resource content."
+      }
+    })
+})
+
+/** `test_multiple_content_types`: text, an image and an embedded JSON resource, in that order. */
+export const MultipleContentTypes = McpServer.tool({
+  name: "test_multiple_content_types",
+  description: "Returns text, image and embedded resource content together",
+  input: Tool.NoInput,
+  handler: () =>
+    Effect.succeed<ReadonlyArray<Mcp.ContentBlock>>([
+      { type: "text", text: "Multiple content types test:" },
+      { type: "image", data: Media.redPixelPng, mimeType: "image/png" },
+      {
+        type: "resource",
+        resource: {
+          uri: "test://mixed-content-resource",
+          mimeType: "application/json",
+          text: JSON.stringify({ test: "data", value: 123 })
+        }
+      }
+    ])
+})
+
+/** `test_tool_with_logging`: three info log messages, 50 ms apart, during the call. */
+export const WithLogging = McpServer.tool({
+  name: "test_tool_with_logging",
+  description: "Sends three log messages while it runs",
+  input: Tool.NoInput,
+  handler: () =>
+    Effect.gen(function*() {
+      yield* RequestContext.log("info", "Tool execution started")
+      yield* Effect.sleep("50 millis")
+      yield* RequestContext.log("info", "Tool processing data")
+      yield* Effect.sleep("50 millis")
+      yield* RequestContext.log("info", "Tool execution completed")
+      return "Tool with logging executed successfully"
+    })
+})
+
+/** `test_tool_with_progress`: progress 0, 50 and 100 of 100, 50 ms apart (when the client sent a token). */
+export const WithProgress = McpServer.tool({
+  name: "test_tool_with_progress",
+  description: "Reports progress 0/100, 50/100 and 100/100 while it runs",
+  input: Tool.NoInput,
+  handler: () =>
+    Effect.gen(function*() {
+      const { progressToken } = yield* RequestContext.RequestContext
+      yield* RequestContext.progress(0, 100, "Completed step 0 of 100")
+      yield* Effect.sleep("50 millis")
+      yield* RequestContext.progress(50, 100, "Completed step 50 of 100")
+      yield* Effect.sleep("50 millis")
+      yield* RequestContext.progress(100, 100, "Completed step 100 of 100")
+      return `Progress reported for token ${progressToken === undefined ? "(none)" : String(progressToken)}`
+    })
+})
+
+/** The message of `test_error_handling`'s error result. */
+export const errorMessage = "This tool intentionally returns an error for testing"
+
+/** `test_error_handling`: always an `isError: true` result. */
+export const ErrorHandling = McpServer.tool({
+  name: "test_error_handling",
+  description: "Always fails with a tool error",
+  input: Tool.NoInput,
+  handler: () => Effect.fail(new Tool.ToolError({ message: errorMessage }))
+})
+
+/** Turns a failed server→client request into a tool error the model can read. */
+const asToolError = (what: string) => (error: McpError.McpError) =>
+  new Tool.ToolError({ message: `${what} failed: ${error.message}` })
+
+const textOf = (content: Mcp.CreateMessageResult["content"]): string => {
+  const blocks = Array.isArray(content) ? content : [content]
+  return blocks.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n")
+}
+
+/** `test_sampling`: asks the client's model to answer `prompt`, returns `LLM response: <answer>`. */
+export const Sampling = McpServer.tool({
+  name: "test_sampling",
+  description: "Asks the client's LLM to answer a prompt (sampling/createMessage)",
+  input: Schema.Struct({ prompt: Schema.String.annotations({ description: "The prompt to send to the LLM" }) }),
+  handler: ({ prompt }) =>
+    RequestContext.sample({
+      messages: [{ role: "user", content: { type: "text", text: prompt } }],
+      maxTokens: 100
+    }).pipe(
+      Effect.mapError(asToolError("Sampling")),
+      Effect.map((result) => `LLM response: ${textOf(result.content)}`)
+    )
+})
+
+const elicitationSummary = (result: Mcp.ElicitResult) =>
+  `action=${result.action}, content=${JSON.stringify(result.content ?? {})}`
+
+/** `test_elicitation`: asks the user for a username and an email, returns their answer. */
+export const Elicitation = McpServer.tool({
+  name: "test_elicitation",
+  description: "Asks the user, through the client, for a username and an email (elicitation/create)",
+  input: Schema.Struct({ message: Schema.String.annotations({ description: "The message to show the user" }) }),
+  handler: ({ message }) =>
+    RequestContext.elicit({
+      message,
+      requestedSchema: {
+        type: "object",
+        properties: {
+          username: { type: "string", description: "User's response" },
+          email: { type: "string", description: "User's email address" }
+        },
+        required: ["username", "email"]
+      }
+    }).pipe(
+      Effect.mapError(asToolError("Elicitation")),
+      Effect.map((result) => `User response: ${elicitationSummary(result)}`)
+    )
+})
+
+type RequestedSchema = Extract<Mcp.ElicitRequestParams, { readonly requestedSchema: unknown }>["requestedSchema"]
+
+/**
+ * The SEP-1034 form: a default for every primitive type. (The domain model's string and number
+ * schemas lack `default`, though 2025-11-25 has it, hence the widening.)
+ */
+export const defaultsSchema = {
+  type: "object",
+  properties: {
+    name: { type: "string", description: "Your name", default: "John Doe" },
+    age: { type: "integer", description: "Your age", default: 30 },
+    score: { type: "number", description: "Your score", default: 95.5 },
+    status: { type: "string", description: "Your status", enum: ["active", "inactive", "pending"], default: "active" },
+    verified: { type: "boolean", description: "Whether you are verified", default: true }
+  }
+} as const
+
+/** The SEP-1330 form: the five enum shapes. */
+export const enumsSchema = {
+  type: "object",
+  properties: {
+    untitledSingle: { type: "string", description: "Pick one", enum: ["option1", "option2", "option3"] },
+    titledSingle: {
+      type: "string",
+      description: "Pick one (titled)",
+      oneOf: [
+        { const: "value1", title: "First Option" },
+        { const: "value2", title: "Second Option" },
+        { const: "value3", title: "Third Option" }
+      ]
+    },
+    legacyEnum: {
+      type: "string",
+      description: "Pick one (legacy titles)",
+      enum: ["opt1", "opt2", "opt3"],
+      enumNames: ["Option One", "Option Two", "Option Three"]
+    },
+    untitledMulti: {
+      type: "array",
+      description: "Pick any",
+      items: { type: "string", enum: ["option1", "option2", "option3"] }
+    },
+    titledMulti: {
+      type: "array",
+      description: "Pick any (titled)",
+      items: {
+        anyOf: [
+          { const: "value1", title: "First Choice" },
+          { const: "value2", title: "Second Choice" },
+          { const: "value3", title: "Third Choice" }
+        ]
+      }
+    }
+  }
+} as const
+
+const elicitForm = (message: string, schema: object) =>
+  RequestContext.elicit({ message, requestedSchema: schema as RequestedSchema }).pipe(
+    Effect.mapError(asToolError("Elicitation")),
+    Effect.map((result) => `Elicitation completed: ${elicitationSummary(result)}`)
+  )
+
+/** `test_elicitation_sep1034_defaults`: elicits a form whose fields all have defaults. */
+export const ElicitationDefaults = McpServer.tool({
+  name: "test_elicitation_sep1034_defaults",
+  description: "Elicits a form with a default value for every primitive type (SEP-1034)",
+  input: Tool.NoInput,
+  handler: () => elicitForm("Please review and update the form fields with defaults", defaultsSchema)
+})
+
+/** `test_elicitation_sep1330_enums`: elicits a form with every enum shape. */
+export const ElicitationEnums = McpServer.tool({
+  name: "test_elicitation_sep1330_enums",
+  description: "Elicits a form with every enum shape: untitled, titled, legacy, multi-select (SEP-1330)",
+  input: Tool.NoInput,
+  handler: () => elicitForm("Please pick from each kind of enum", enumsSchema)
+})
+
+/** The input schema of `json_schema_2020_12_tool`: 2020-12 keywords that must survive listing. */
+export const jsonSchema2020_12 = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  $defs: {
+    address: {
+      $anchor: "addressDef",
+      type: "object",
+      properties: { street: { type: "string" }, city: { type: "string" } }
+    }
+  },
+  properties: {
+    name: { type: "string" },
+    address: { $ref: "#/$defs/address" },
+    contactMethod: { type: "string", enum: ["phone", "email"] },
+    phone: { type: "string" },
+    email: { type: "string" }
+  },
+  allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+  if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+  then: { required: ["phone"] },
+  else: { required: ["email"] },
+  additionalProperties: false
+} as const
+
+const Contact = Schema.Struct({
+  name: Schema.optional(Schema.String),
+  address: Schema.optional(
+    Schema.Struct({ street: Schema.optional(Schema.String), city: Schema.optional(Schema.String) })
+  ),
+  contactMethod: Schema.optional(Schema.Literal("phone", "email")),
+  phone: Schema.optional(Schema.String),
+  email: Schema.optional(Schema.String)
+})
+
+/**
+ * `json_schema_2020_12_tool`: lists with a hand-written 2020-12 input schema (an Effect Schema
+ * cannot say `$anchor` or `if`/`then`/`else`), so it is registered with its descriptor replaced.
+ */
+export const JsonSchema2020_12 = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const server = yield* McpServer.McpServer
+    const tool = Tool.make(
+      Tool.define({
+        name: "json_schema_2020_12_tool",
+        description: "Tool with JSON Schema 2020-12 features",
+        input: Contact,
+        handler: (contact) => Effect.succeed(`Received: ${JSON.stringify(contact)}`)
+      }),
+      Context.empty()
+    )
+    const descriptor: Mcp.Tool = { ...tool.descriptor, inputSchema: jsonSchema2020_12 as Mcp.Tool["inputSchema"] }
+    yield* Effect.acquireRelease(
+      server.addTool({ ...tool, descriptor }),
+      () => server.removeTool(descriptor.name)
+    )
+  })
+)
+
+/** How long `test_reconnection` keeps its stream open with nothing to say (longer than the HTTP SSE lifetime). */
+export const reconnectionDelay = "600 millis"
+
+/**
+ * `test_reconnection`: logs once (so an HTTP answer becomes an SSE stream), then waits past the
+ * server's SSE connection lifetime, so the connection is closed mid-call and the client must
+ * reconnect with `Last-Event-ID` to get the result (SEP-1699).
+ */
+export const Reconnection = McpServer.tool({
+  name: "test_reconnection",
+  description: "Closes the SSE stream mid-call; the result arrives after the client reconnects (SEP-1699)",
+  input: Tool.NoInput,
+  handler: () =>
+    Effect.gen(function*() {
+      yield* RequestContext.log("info", "test_reconnection: waiting for the stream to be closed")
+      yield* Effect.sleep(reconnectionDelay)
+      return "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure."
+    })
+})
+
+/** Every tool of the everything server. */
+export const layer = Layer.mergeAll(
+  Echo,
+  SimpleText,
+  ImageContent,
+  AudioContent,
+  EmbeddedResource,
+  MultipleContentTypes,
+  WithLogging,
+  WithProgress,
+  ErrorHandling,
+  Sampling,
+  Elicitation,
+  ElicitationDefaults,
+  ElicitationEnums,
+  JsonSchema2020_12,
+  Reconnection
+)

@@ -1,0 +1,68 @@
+/**
+ * The everything server as a program. `--stdio` serves on stdin/stdout; `--http [--port N]` serves
+ * Streamable HTTP on 127.0.0.1 (port 0, any free one, unless given) and prints one line
+ * `LISTENING <url>` on stdout once it accepts connections. Logs go to stderr.
+ */
+import { McpHttpServer } from "@effect-mcp/http"
+import { StdioServerTransport } from "@effect-mcp/node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { createServer } from "node:http"
+import * as Everything from "./Everything.js"
+
+const usage = "usage: main.js --stdio | --http [--port N]"
+
+/** What the command line asks for. */
+type Mode = { readonly _tag: "Stdio" } | { readonly _tag: "Http"; readonly port: number } | {
+  readonly _tag: "Usage"
+  readonly problem: string
+}
+
+const parse = (args: ReadonlyArray<string>): Mode => {
+  if (args.length === 1 && args[0] === "--stdio") return { _tag: "Stdio" }
+  if (args[0] !== "--http") return { _tag: "Usage", problem: "expected --stdio or --http" }
+  if (args.length === 1) return { _tag: "Http", port: 0 }
+  const port = Number(args[2])
+  if (args.length === 3 && args[1] === "--port" && Number.isInteger(port) && port >= 0 && port < 65536) {
+    return { _tag: "Http", port }
+  }
+  return { _tag: "Usage", problem: "--http takes only --port N (0 to 65535)" }
+}
+
+/** The HTTP endpoint's settings: SSE connections are cut short, so `test_reconnection` exercises resumption. */
+const httpOptions: McpHttpServer.Options = { sseConnectionLifetime: "250 millis", retryInterval: "200 millis" }
+
+const serveHttp = (port: number) =>
+  Effect.gen(function*() {
+    const server = yield* HttpServer.HttpServer
+    const address = server.address
+    const bound = address._tag === "TcpAddress" ? address.port : port
+    const url = `http://127.0.0.1:${bound}/mcp`
+    yield* Effect.logInfo(`everything: serving Streamable HTTP on ${url}`)
+    yield* Effect.sync(() => process.stdout.write(`LISTENING ${url}\n`))
+    return yield* Effect.never
+  }).pipe(
+    Effect.provide(
+      McpHttpServer.layer(httpOptions).pipe(
+        Layer.provideMerge(Everything.layer),
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
+      )
+    ),
+    Effect.provide(StdioServerTransport.loggerLayer)
+  )
+
+const mode = parse(process.argv.slice(2))
+switch (mode._tag) {
+  case "Stdio":
+    StdioServerTransport.runServer(Everything.layer)
+    break
+  case "Http":
+    serveHttp(mode.port).pipe(NodeRuntime.runMain({ disablePrettyLogger: true }))
+    break
+  case "Usage":
+    process.stderr.write(`${mode.problem}\n${usage}\n`)
+    process.exitCode = 2
+}
