@@ -106,21 +106,9 @@ export const encode = (revision: Revision.Revision | "domain", type: string, val
 
 const noParams = Either.right(undefined)
 
-/** Decodes a method's params for a revision (absent params decode to undefined where allowed). */
-export const decodeParams = (
-  method: string,
-  revision: Revision.Revision,
-  params: unknown
-): Either.Either<unknown, ParseResult.ParseError> => {
-  const shape = Method.shape(method, revision)
-  if (shape === undefined) return missing(revision, method)(params)
-  if (shape.params === null) return noParams
-  if (params === undefined && !shape.paramsRequired) return noParams
-  return decoder(revision, shape.params)(params)
-}
-
-/** Encodes a method's params for a revision. */
-export const encodeParams = (
+/** Runs a params codec picked for the method's params type (absent params pass as undefined where allowed). */
+const withParams = (pick: typeof decoder) =>
+(
   method: string,
   revision: Revision.Revision,
   params: unknown
@@ -128,8 +116,14 @@ export const encodeParams = (
   const shape = Method.shape(method, revision)
   if (shape === undefined) return missing(revision, method)(params)
   if (shape.params === null || (params === undefined && !shape.paramsRequired)) return noParams
-  return encoder(revision, shape.params)(params)
+  return pick(revision, shape.params)(params)
 }
+
+/** Decodes a method's params for a revision (absent params decode to undefined where allowed). */
+export const decodeParams = withParams(decoder)
+
+/** Encodes a method's params for a revision. */
+export const encodeParams = withParams(encoder)
 
 const resultTypeOf = (value: unknown): unknown =>
   typeof value === "object" && value !== null ? (value as Record<string, unknown>).resultType : undefined
