@@ -16,6 +16,7 @@ export const shared = (name: string) =>
     test: {
       name,
       include: ["test/**/*.test.ts"],
+      setupFiles: [fileURLToPath(new URL("./vitest.setup.ts", import.meta.url))],
       testTimeout: 60_000,
       hookTimeout: 60_000
     }
