@@ -1,0 +1,2 @@
+/** @effect-mcp/cli: the effect-mcp command. */
+export {}

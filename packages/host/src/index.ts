@@ -1,0 +1,2 @@
+/** @effect-mcp/host: a supervised MCP host — many servers kept alive and presented as one catalogue. */
+export {}
