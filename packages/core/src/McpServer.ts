@@ -12,6 +12,7 @@ import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as RequestState from "./internal/requestState.js"
 import * as ServerSession from "./internal/serverSession.js"
+import * as TaskStore from "./internal/taskStore.js"
 import * as Prompt from "./Prompt.js"
 import type { RequestContext } from "./RequestContext.js"
 import * as Resource from "./Resource.js"
@@ -43,8 +44,11 @@ export interface Options {
   readonly requestStateKey?: string | Uint8Array
   /** The cache hints of list, read and discover results under 2026-07-28 (default: 0 ms, private). */
   readonly cache?: { readonly ttlMs?: number; readonly scope?: "private" | "public" }
-  /** Tasks: the poll interval suggested to clients (default 1 s). */
-  readonly tasks?: { readonly pollInterval?: Duration.DurationInput }
+  /**
+   * Tasks: the poll interval suggested to clients (default 1 s), and the longest a settled task is
+   * kept, which is also the ttl of tasks whose client asked for none (default 1 hour).
+   */
+  readonly tasks?: { readonly pollInterval?: Duration.DurationInput; readonly maxTtl?: Duration.DurationInput }
   /** Capabilities declared even when nothing of that kind is registered yet (for definitions added later). */
   readonly capabilities?: {
     readonly tools?: boolean
@@ -102,17 +106,23 @@ export interface McpServerService {
   readonly requestState: RequestState.Signer
   /** Every resource update. */
   readonly resourceUpdates: PubSub.PubSub<string>
+  /** Every task of every connection (tasks outlive the stateless request that created them). */
+  readonly tasks: TaskStore.TaskStore
 }
 
 /** The server being defined. */
 export class McpServer extends Context.Tag("@effect-mcp/core/McpServer")<McpServer, McpServerService>() {}
 
-/** Makes a server registry. */
-export const make = (options: Options): Effect.Effect<McpServerService> =>
+/** Makes a server registry (its tasks run in the given scope). */
+export const make = (options: Options): Effect.Effect<McpServerService, never, Scope.Scope> =>
   Effect.gen(function*() {
     const changes = yield* PubSub.unbounded<ListKind>()
     const resourceUpdates = yield* PubSub.unbounded<string>()
     const requestState = yield* RequestState.make(options.requestStateKey)
+    const tasks = yield* TaskStore.make({
+      pollInterval: Duration.toMillis(options.tasks?.pollInterval ?? Duration.seconds(1)),
+      maxTtl: Duration.toMillis(options.tasks?.maxTtl ?? Duration.hours(1))
+    })
     const tools = new Map<string, Tool.Tool>()
     const resources = new Map<string, Resource.Resource>()
     const templates = new Map<string, Resource.Template>()
@@ -174,12 +184,13 @@ export const make = (options: Options): Effect.Effect<McpServerService> =>
       notifyResourceUpdated: (uri) => Effect.asVoid(PubSub.publish(resourceUpdates, uri)),
       changes,
       resourceUpdates,
-      requestState
+      requestState,
+      tasks
     }
   })
 
 /** A server registry as a Layer. */
-export const layer = (options: Options): Layer.Layer<McpServer> => Layer.effect(McpServer, make(options))
+export const layer = (options: Options): Layer.Layer<McpServer> => Layer.scoped(McpServer, make(options))
 
 const registered = <R>(
   add: (server: McpServerService, context: Context.Context<Exclude<R, RequestContext>>) => Effect.Effect<string>,

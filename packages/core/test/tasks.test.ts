@@ -3,9 +3,11 @@ import type { Revision } from "@effect-mcp/schema"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import { connect, rawPeer } from "./helpers.js"
 
@@ -227,7 +229,7 @@ describe("2026-07-28 tasks extension on the wire", () => {
       const created = (yield* peer.next).result
       expect(created.resultType).toBe("task")
       // The extension's CreateTaskResult is `Result & Task`: the task's fields sit beside resultType.
-      expect(created).toMatchObject({ status: "working", pollInterval: 100, ttl: null })
+      expect(created).toMatchObject({ status: "working", pollInterval: 100, ttl: 3_600_000 })
       expect(created.task).toBeUndefined()
       const taskId = created.taskId
       yield* TestClock.adjust("10 millis")
@@ -248,5 +250,84 @@ describe("2026-07-28 tasks extension on the wire", () => {
       })
       yield* TestClock.adjust("10 millis")
       expect((yield* peer.next).result).toMatchObject({ resultType: "complete", content: [{ text: "slept 10" }] })
+    }))
+})
+
+describe("tasks belong to the server, each to its owner", () => {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } }
+  }
+
+  it.scoped("2026-07-28: a task outlives the connection of the request that created it", () =>
+    Effect.gen(function*() {
+      const server = Layer.succeedContext(yield* Layer.build(Tasks))
+      // The connection's scope closes after its answer, as a stateless HTTP POST's does.
+      const connection = yield* Scope.make()
+      const first = yield* Scope.extend(rawPeer(server), connection)
+      yield* first.send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { _meta: meta, name: "slow", arguments: { ms: 50 } }
+      })
+      const created = (yield* first.next).result
+      expect(created).toMatchObject({ resultType: "task", status: "working" })
+      yield* Scope.close(connection, Exit.void)
+      yield* TestClock.adjust("50 millis")
+      const second = yield* rawPeer(server)
+      yield* second.send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tasks/get",
+        params: { _meta: meta, taskId: created.taskId }
+      })
+      const got = (yield* second.next).result
+      expect(got).toMatchObject({ taskId: created.taskId, status: "completed" })
+      expect(got.result.content).toEqual([{ type: "text", text: "slept 50" }])
+    }))
+
+  it.scoped("a handshake session sees only its own tasks", () =>
+    Effect.gen(function*() {
+      const server = Layer.succeedContext(yield* Layer.build(Tasks))
+      const alice = yield* rawPeer(server)
+      const bob = yield* rawPeer(server)
+      yield* alice.handshake("2025-11-25", { tasks: {} })
+      yield* bob.handshake("2025-11-25", { tasks: {} })
+      yield* alice.send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "slow", arguments: { ms: 10 }, task: {} }
+      })
+      const { taskId } = (yield* alice.next).result.task
+      yield* bob.send({ jsonrpc: "2.0", id: 2, method: "tasks/get", params: { taskId } })
+      expect((yield* bob.next).error.code).toBe(-32602)
+      yield* bob.send({ jsonrpc: "2.0", id: 3, method: "tasks/list", params: {} })
+      expect((yield* bob.next).result.tasks).toEqual([])
+      yield* alice.send({ jsonrpc: "2.0", id: 4, method: "tasks/list", params: {} })
+      expect((yield* alice.next).result.tasks.map((t: { taskId: string }) => t.taskId)).toEqual([taskId])
+    }))
+
+  it.scoped("a settled task is forgotten once its ttl has passed since its creation", () =>
+    Effect.gen(function*() {
+      const peer = yield* rawPeer(Tasks)
+      yield* peer.handshake("2025-11-25", { tasks: {} })
+      yield* peer.send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "slow", arguments: { ms: 10 }, task: { ttl: 1000 } }
+      })
+      const { task } = (yield* peer.next).result
+      expect(task.ttl).toBe(1000)
+      yield* TestClock.adjust("10 millis")
+      const status = yield* peer.next
+      expect(status).toMatchObject({ method: "notifications/tasks/status", params: { status: "completed" } })
+      yield* peer.send({ jsonrpc: "2.0", id: 2, method: "tasks/get", params: { taskId: task.taskId } })
+      expect((yield* peer.next).result.status).toBe("completed")
+      yield* TestClock.adjust("990 millis")
+      yield* peer.send({ jsonrpc: "2.0", id: 3, method: "tasks/get", params: { taskId: task.taskId } })
+      expect((yield* peer.next).error.code).toBe(-32602)
     }))
 })

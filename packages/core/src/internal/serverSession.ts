@@ -6,13 +6,11 @@
 import { Codec, type JsonRpc, type Mcp, McpError, Method, Revision } from "@effect-mcp/schema"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
-import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as FiberMap from "effect/FiberMap"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -21,6 +19,7 @@ import * as RequestContext from "../RequestContext.js"
 import type * as Transport from "../Transport.js"
 import * as Engine from "./engine.js"
 import * as Pagination from "./pagination.js"
+import * as TaskStore from "./taskStore.js"
 
 /** A running server session. */
 export interface ServerSession {
@@ -63,14 +62,6 @@ const metaKeys = {
 /** The 2026 tasks extension's identifier (capability key under `extensions`). */
 export const tasksExtension = "io.modelcontextprotocol/tasks"
 
-/** One task of this session: its wire state and the outcome of its tool call once settled. */
-interface TaskEntry {
-  task: Mcp.Task
-  readonly outcome: Deferred.Deferred<Exit.Exit<Mcp.CallToolResult, McpError.McpError>>
-}
-
-const terminal = (status: Mcp.TaskStatus) => status === "completed" || status === "failed" || status === "cancelled"
-
 const inputTypes: Record<string, { readonly request: string; readonly result: string }> = {
   "elicitation/create": { request: "ElicitRequest", result: "ElicitResult" },
   "sampling/createMessage": { request: "CreateMessageRequest", result: "CreateMessageResult" },
@@ -112,9 +103,11 @@ export const make = (
     const subscriptions = new Set<string>()
     const signer = server.requestState
     const cache = { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.scope ?? "private" }
-    const tasks = new Map<string, TaskEntry>()
-    const taskFibers = yield* FiberMap.make<string>()
-    const pollInterval = Duration.toMillis(options.tasks?.pollInterval ?? Duration.seconds(1))
+    // Tasks live in the server's store; a handshake session owns its tasks, which end with it.
+    const sessionOwner = `session:${globalThis.crypto.randomUUID()}`
+    yield* Effect.addFinalizer(() => server.tasks.release(sessionOwner))
+    const ownerOf = (ctx: RequestContext.RequestContextService) =>
+      Revision.isStateless(ctx.revision) ? TaskStore.statelessOwner(ctx.auth) : sessionOwner
 
     // The engine is created below; the context needs it lazily.
     let engine: Engine.Engine
@@ -313,71 +306,25 @@ export const make = (
 
     // ---------- tasks (2025-11-25 core methods, 2026 extension) ----------
 
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+    const findTask = (params: Params, ctx: RequestContext.RequestContextService) =>
+      server.tasks.find(ownerOf(ctx), String(params?.taskId))
 
-    const findTask = (params: Params) => {
-      const id = String(params?.taskId)
-      const entry = tasks.get(id)
-      return entry === undefined ? Effect.fail(invalidParams(`Unknown task: ${id}`)) : Effect.succeed(entry)
-    }
-
-    const setStatus = (entry: TaskEntry, rev: Revision.Revision, status: Mcp.TaskStatus, statusMessage?: string) =>
-      Effect.flatMap(now, (at) => {
-        if (terminal(entry.task.status)) return Effect.void
-        const { statusMessage: _m, ...rest } = entry.task
-        entry.task = { ...rest, status, lastUpdatedAt: at, ...(statusMessage === undefined ? {} : { statusMessage }) }
-        return Revision.isStateless(rev) ? Effect.void : notify("notifications/tasks/status", rev, entry.task)
-      })
-
-    /** Starts a tool call as a task: the handler runs in a session-scoped fiber, the call answers at once. */
+    /** Starts a tool call as a task in the server's scope; the call answers at once with the task. */
     const startTask = (
       run: Effect.Effect<Mcp.CallToolResult, McpError.McpError>,
-      rev: Revision.Revision,
+      ctx: RequestContext.RequestContextService,
       ttl: number | undefined
-    ) =>
-      Effect.gen(function*() {
-        const at = yield* now
-        const taskId = crypto.randomUUID()
-        const entry: TaskEntry = {
-          task: { taskId, status: "working", createdAt: at, lastUpdatedAt: at, ttl: ttl ?? null, pollInterval },
-          outcome: yield* Deferred.make<Exit.Exit<Mcp.CallToolResult, McpError.McpError>>()
-        }
-        tasks.set(taskId, entry)
-        yield* FiberMap.run(
-          taskFibers,
-          taskId,
-          run.pipe(
-            Effect.interruptible,
-            Effect.onExit((exit) =>
-              Effect.gen(function*() {
-                const status: Mcp.TaskStatus = Exit.isSuccess(exit)
-                  ? (exit.value.isError === true ? "failed" : "completed")
-                  : Exit.isInterrupted(exit)
-                  ? "cancelled"
-                  : "failed"
-                const settled: Exit.Exit<Mcp.CallToolResult, McpError.McpError> =
-                  Exit.isFailure(exit) && Cause.isDie(exit.cause)
-                    ? Exit.fail(new McpError.InternalError({ message: "Internal error" }))
-                    : exit
-                yield* setStatus(entry, rev, status)
-                yield* Deferred.succeed(entry.outcome, settled)
-              })
-            )
-          )
-        )
-        return entry.task
+    ) => {
+      const rev = ctx.revision
+      return server.tasks.start(run, {
+        owner: ownerOf(ctx),
+        ttl,
+        onStatus: (task) => Revision.isStateless(rev) ? Effect.void : notify("notifications/tasks/status", rev, task)
       })
+    }
 
     const cancelTask: Handler = (params, ctx) =>
-      Effect.gen(function*() {
-        const entry = yield* findTask(params)
-        if (terminal(entry.task.status)) {
-          return yield* invalidParams(`Task ${entry.task.taskId} is already ${entry.task.status}`)
-        }
-        yield* setStatus(entry, ctx.revision, "cancelled", "Cancelled by the client")
-        yield* FiberMap.remove(taskFibers, entry.task.taskId)
-        return entry.task
-      })
+      Effect.flatMap(findTask(params, ctx), (entry) => server.tasks.cancel(entry, "Cancelled by the client"))
 
     const related = (taskId: string) => ({ [metaKeys.relatedTask]: { taskId } })
 
@@ -387,7 +334,7 @@ export const make = (
     })
 
     /** The outcome of a settled task, as a result or its error. */
-    const outcomeOf = (entry: TaskEntry) =>
+    const outcomeOf = (entry: TaskStore.TaskEntry) =>
       Effect.flatMap(Deferred.await(entry.outcome), (exit) =>
         Exit.isSuccess(exit)
           ? Effect.succeed(withRelated(exit.value, entry.task.taskId))
@@ -396,25 +343,25 @@ export const make = (
           : Effect.failCause(exit.cause))
 
     const taskHandlers: Record<string, Handler> = {
-      "tasks/get": (params) => Effect.map(findTask(params), (entry) => entry.task),
-      "tasks/result": (params) => Effect.flatMap(findTask(params), outcomeOf),
+      "tasks/get": (params, ctx) => Effect.map(findTask(params, ctx), (entry) => entry.task),
+      "tasks/result": (params, ctx) => Effect.flatMap(findTask(params, ctx), outcomeOf),
       "tasks/cancel": cancelTask,
-      "tasks/list": (params) => listed([...tasks.values()].map((e) => e.task), params, "tasks")
+      "tasks/list": (params, ctx) => listed(server.tasks.list(ownerOf(ctx)), params, "tasks")
     }
 
     /** The 2026 `io.modelcontextprotocol/tasks` extension: no schema in the method table, answered by hand. */
     const extensionHandlers: Record<string, Handler> = {
       "tasks/get": (params, ctx) =>
         Effect.gen(function*() {
-          const entry = yield* findTask(params)
-          if (!terminal(entry.task.status) || entry.task.status === "cancelled") return entry.task
+          const entry = yield* findTask(params, ctx)
+          if (!TaskStore.terminal(entry.task.status) || entry.task.status === "cancelled") return entry.task
           const outcome = yield* Effect.either(outcomeOf(entry))
           return Either.isRight(outcome)
             ? { ...entry.task, result: outcome.right }
             : { ...entry.task, error: McpError.toWire(outcome.left, ctx.revision) }
         }),
-      "tasks/update": (params) =>
-        Effect.flatMap(findTask(params), (entry) =>
+      "tasks/update": (params, ctx) =>
+        Effect.flatMap(findTask(params, ctx), (entry) =>
           Effect.fail(invalidParams(`Task ${entry.task.taskId} is ${entry.task.status}, not waiting for input`))),
       "tasks/cancel": cancelTask
     }
@@ -432,7 +379,7 @@ export const make = (
         // 2026: the server makes a task when the request declares the extension and the tool supports tasks.
         const declared = record(record(ctx.clientCapabilities).extensions)[tasksExtension] !== undefined
         if (declared && support !== "forbidden") {
-          return Effect.map(startTask(call, rev, undefined), (task) => ({ resultType: "task", ...task }))
+          return Effect.map(startTask(call, ctx, undefined), (task) => ({ resultType: "task", ...task }))
         }
         return support === "required"
           ? Effect.fail(methodNotFound(`tools/call of ${name} without the ${tasksExtension} extension`))
@@ -449,7 +396,7 @@ export const make = (
         return call
       }
       const ttl = record(params?.task).ttl
-      return Effect.map(startTask(call, rev, typeof ttl === "number" ? ttl : undefined), (task) => ({ task }))
+      return Effect.map(startTask(call, ctx, typeof ttl === "number" ? ttl : undefined), (task) => ({ task }))
     }
 
     const handlers: Record<string, Handler> = {

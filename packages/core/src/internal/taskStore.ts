@@ -1,0 +1,193 @@
+/**
+ * The server's task store: every task of every connection, owned by the server's scope rather than
+ * the connection that created it, so that a 2026-07-28 task (created by one stateless request and
+ * polled by later ones, each on its own connection) outlives its request. Each task belongs to an
+ * owner (a handshake session, or the authenticated client of stateless requests): only its owner
+ * sees it, and a session's tasks end with the session. Settled tasks are forgotten once their ttl
+ * has passed since creation.
+ */
+import type { Mcp } from "@effect-mcp/schema"
+import { McpError } from "@effect-mcp/schema"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberMap from "effect/FiberMap"
+import type * as Scope from "effect/Scope"
+
+/** How a settled task ended: its tool result, or the error of its call. */
+export type Outcome = Exit.Exit<Mcp.CallToolResult, McpError.McpError>
+
+/** One task: its wire state (updated as it runs), its owner, and its outcome once settled. */
+export interface TaskEntry {
+  task: Mcp.Task
+  readonly owner: string
+  readonly outcome: Deferred.Deferred<Outcome>
+}
+
+/** What the store needs to start a task. */
+export interface StartOptions {
+  /** Who may see the task. */
+  readonly owner: string
+  /** The ttl the client asked for (ms), capped by the store's maximum. */
+  readonly ttl: number | undefined
+  /** Told of every status change (the handshake eras send `notifications/tasks/status`). */
+  readonly onStatus: (task: Mcp.Task) => Effect.Effect<void>
+}
+
+/** The server-wide task store. */
+export interface TaskStore {
+  /** Starts the tool call as a task in the server's scope and answers its initial state at once. */
+  readonly start: (run: Effect.Effect<Mcp.CallToolResult, McpError.McpError>, options: StartOptions) => Effect.Effect<
+    Mcp.Task
+  >
+  /** The owner's task by id (unknown ids and other owners' tasks are the same invalid-params error). */
+  readonly find: (owner: string, taskId: string) => Effect.Effect<TaskEntry, McpError.McpError>
+  /** Cancels a running task: its handler is interrupted and its status becomes `cancelled`. */
+  readonly cancel: (entry: TaskEntry, statusMessage: string) => Effect.Effect<Mcp.Task, McpError.McpError>
+  /** The owner's tasks, oldest first. */
+  readonly list: (owner: string) => ReadonlyArray<Mcp.Task>
+  /** Cancels and forgets every task of an owner (a session that ended). */
+  readonly release: (owner: string) => Effect.Effect<void>
+  /** How many tasks the store holds (for tests and metrics). */
+  readonly size: () => number
+}
+
+/** Whether a status is final. */
+export const terminal = (status: Mcp.TaskStatus): boolean =>
+  status === "completed" || status === "failed" || status === "cancelled"
+
+const invalidParams = (message: string) => new McpError.InvalidParams({ message })
+
+const iso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+/** Settings of a task store. */
+export interface Options {
+  /** The poll interval suggested to clients (ms). */
+  readonly pollInterval: number
+  /** The longest a settled task is kept, and the ttl of tasks that asked for none (ms). */
+  readonly maxTtl: number
+}
+
+/** Makes a task store whose task fibers live in the current scope. */
+export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const entries = new Map<string, TaskEntry>()
+    const running = yield* FiberMap.make<string>()
+    const expiries = yield* FiberMap.make<string>()
+
+    const update = (entry: TaskEntry, status: Mcp.TaskStatus, onStatus: StartOptions["onStatus"], message?: string) =>
+      Effect.flatMap(iso, (at) => {
+        if (terminal(entry.task.status)) return Effect.void
+        const { statusMessage: _previous, ...rest } = entry.task
+        entry.task = {
+          ...rest,
+          status,
+          lastUpdatedAt: at,
+          ...(message === undefined ? {} : { statusMessage: message })
+        }
+        return onStatus(entry.task)
+      })
+
+    const forget = (taskId: string) =>
+      Effect.suspend(() => {
+        entries.delete(taskId)
+        return Effect.zipRight(FiberMap.remove(running, taskId), FiberMap.remove(expiries, taskId))
+      })
+
+    /** Forgets a settled task once its ttl has passed since its creation. */
+    const expire = (entry: TaskEntry) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const ttl = entry.task.ttl ?? options.maxTtl
+        const left = Math.max(0, Date.parse(entry.task.createdAt) + ttl - now)
+        return FiberMap.run(
+          expiries,
+          entry.task.taskId,
+          Effect.zipRight(
+            Effect.sleep(Duration.millis(left)),
+            Effect.sync(() => entries.delete(entry.task.taskId))
+          )
+        )
+      })
+
+    const onStatusOf = new WeakMap<TaskEntry, StartOptions["onStatus"]>()
+
+    const start: TaskStore["start"] = (run, { onStatus, owner, ttl }) =>
+      Effect.gen(function*() {
+        const at = yield* iso
+        const taskId = globalThis.crypto.randomUUID()
+        const entry: TaskEntry = {
+          task: {
+            taskId,
+            status: "working",
+            createdAt: at,
+            lastUpdatedAt: at,
+            ttl: Math.min(ttl ?? options.maxTtl, options.maxTtl),
+            pollInterval: options.pollInterval
+          },
+          owner,
+          outcome: yield* Deferred.make<Outcome>()
+        }
+        entries.set(taskId, entry)
+        onStatusOf.set(entry, onStatus)
+        const settle = (exit: Exit.Exit<Mcp.CallToolResult, McpError.McpError>) =>
+          Effect.gen(function*() {
+            const status: Mcp.TaskStatus = Exit.isSuccess(exit)
+              ? (exit.value.isError === true ? "failed" : "completed")
+              : Exit.isInterrupted(exit)
+              ? "cancelled"
+              : "failed"
+            // A defect is logged here and reaches the client as a bare internal error.
+            if (Exit.isFailure(exit) && Cause.isDie(exit.cause)) {
+              yield* Effect.logError("effect-mcp: a task's tool call died", exit.cause)
+            }
+            const outcome: Outcome = Exit.isFailure(exit) && Cause.isDie(exit.cause)
+              ? Exit.fail(new McpError.InternalError({ message: "Internal error" }))
+              : exit
+            yield* update(entry, status, onStatus)
+            yield* Deferred.succeed(entry.outcome, outcome)
+            if (entries.get(taskId) === entry) yield* expire(entry)
+          })
+        yield* FiberMap.run(running, taskId, Effect.onExit(Effect.interruptible(run), settle))
+        return entry.task
+      })
+
+    const find: TaskStore["find"] = (owner, taskId) => {
+      const entry = entries.get(taskId)
+      return entry === undefined || entry.owner !== owner
+        ? Effect.fail(invalidParams(`Unknown task: ${taskId}`))
+        : Effect.succeed(entry)
+    }
+
+    const cancel: TaskStore["cancel"] = (entry, statusMessage) =>
+      Effect.gen(function*() {
+        if (terminal(entry.task.status)) {
+          return yield* invalidParams(`Task ${entry.task.taskId} is already ${entry.task.status}`)
+        }
+        yield* update(entry, "cancelled", onStatusOf.get(entry) ?? (() => Effect.void), statusMessage)
+        yield* FiberMap.remove(running, entry.task.taskId)
+        return entry.task
+      })
+
+    const release: TaskStore["release"] = (owner) =>
+      Effect.forEach(
+        [...entries.values()].filter((e) => e.owner === owner),
+        (e) => forget(e.task.taskId),
+        { discard: true }
+      )
+
+    return {
+      start,
+      find,
+      cancel,
+      list: (owner) => [...entries.values()].filter((e) => e.owner === owner).map((e) => e.task),
+      release,
+      size: () => entries.size
+    }
+  })
+
+/** The owner of stateless requests' tasks: the authenticated client, or everyone when there is no authentication. */
+export const statelessOwner = (auth: { readonly clientId?: string; readonly token: string } | undefined): string =>
+  auth === undefined ? "anonymous" : `client:${auth.clientId ?? auth.token}`
