@@ -303,6 +303,23 @@ export const run = (target: Target): void => {
             }
           }))
 
+        if (pinned === undefined || pinned === "2025-11-25") {
+          it.effect(
+            "load: 1,000 calls with 64 in flight, each answered with its own result",
+            () =>
+              Effect.gen(function*() {
+                const client = yield* McpClient.McpClient
+                const answers = yield* Effect.forEach(
+                  Array.from({ length: 1_000 }, (_, i) => i),
+                  (i) => Effect.map(client.callTool("echo", { text: `call ${i}` }), text),
+                  { concurrency: 64 }
+                )
+                expect(answers).toEqual(Array.from({ length: 1_000 }, (_, i) => `call ${i}`))
+              }),
+            { timeout: 120_000 }
+          )
+        }
+
         it.effect("tasks: a long call runs as a task and its result is fetched later", () =>
           Effect.gen(function*() {
             const client = yield* McpClient.McpClient
