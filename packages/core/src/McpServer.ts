@@ -19,6 +19,15 @@ import * as Resource from "./Resource.js"
 import * as Tool from "./Tool.js"
 import type * as Transport from "./Transport.js"
 
+/** The methods whose 2026-07-28 results carry cache hints. */
+export type CacheableMethod =
+  | "tools/list"
+  | "prompts/list"
+  | "resources/list"
+  | "resources/templates/list"
+  | "resources/read"
+  | "server/discover"
+
 /** Which list changed. */
 export type ListKind = "tools" | "resources" | "prompts"
 
@@ -42,8 +51,15 @@ export interface Options {
   readonly listChangedDebounce?: Duration.DurationInput
   /** The secret that authenticates multi-round-trip `requestState` (default: random per process). */
   readonly requestStateKey?: string | Uint8Array
-  /** The cache hints of list, read and discover results under 2026-07-28 (default: 0 ms, private). */
-  readonly cache?: { readonly ttlMs?: number; readonly scope?: "private" | "public" }
+  /**
+   * The cache hints of list, read and discover results under 2026-07-28 (default: 0 ms, private);
+   * `methods` overrides them per method, and a resource's own `cache` overrides them for its reads.
+   */
+  readonly cache?: {
+    readonly ttlMs?: number
+    readonly scope?: "private" | "public"
+    readonly methods?: Partial<Record<CacheableMethod, Resource.CacheHints>>
+  }
   /**
    * Tasks: the poll interval suggested to clients (default 1 s), and the longest a settled task is
    * kept, which is also the ttl of tasks whose client asked for none (default 1 hour).

@@ -28,9 +28,19 @@ export interface ResourceInfo {
   readonly _meta?: Readonly<Record<string, unknown>>
 }
 
+/** How long a 2026-07-28 client may cache a read of this resource, and whether the cache may be shared. */
+export interface CacheHints {
+  /** Milliseconds the result stays fresh (default: the server's). */
+  readonly ttlMs?: number
+  /** `private` (one user's) or `public` (shareable) (default: the server's). */
+  readonly scope?: "private" | "public"
+}
+
 /** A resource definition. */
 export interface Definition<R> extends ResourceInfo {
   readonly read: Effect.Effect<ResourceBody, McpError.McpError, R>
+  /** Cache hints of this resource's reads under 2026-07-28 (default: the server's `cache` option). */
+  readonly cache?: CacheHints
 }
 
 /** Completes one template variable from what the user typed so far. */
@@ -57,6 +67,8 @@ export interface TemplateDefinition<
   readonly complete?: Readonly<Record<string, Completer<R>>>
   readonly list?: Effect.Effect<ReadonlyArray<Mcp.Resource>, McpError.McpError, R>
   readonly read: (params: P, uri: string) => Effect.Effect<ResourceBody, McpError.McpError, R>
+  /** Cache hints of reads of this template's resources under 2026-07-28 (default: the server's `cache` option). */
+  readonly cache?: CacheHints
 }
 
 /** A resource ready to be registered. */
@@ -85,12 +97,23 @@ export interface Template {
   ) => Effect.Effect<Mcp.ReadResourceResult, McpError.McpError> | undefined
 }
 
-/** The read result for a body. */
-export const toResult = (uri: string, mimeType: string | undefined, body: ResourceBody): Mcp.ReadResourceResult => {
+/** The read result for a body (with the definition's cache hints, which only 2026-07-28 encodes). */
+export const toResult = (
+  uri: string,
+  mimeType: string | undefined,
+  body: ResourceBody,
+  cache?: CacheHints
+): Mcp.ReadResourceResult => {
   const mime = mimeType === undefined ? {} : { mimeType }
-  if (typeof body === "string") return { contents: [{ uri, ...mime, text: body }] }
-  if (body instanceof Uint8Array) return { contents: [{ uri, ...mime, blob: Buffer.from(body).toString("base64") }] }
-  return { contents: body }
+  const hints = {
+    ...(cache?.ttlMs === undefined ? {} : { ttlMs: cache.ttlMs }),
+    ...(cache?.scope === undefined ? {} : { cacheScope: cache.scope })
+  }
+  if (typeof body === "string") return { contents: [{ uri, ...mime, text: body }], ...hints }
+  if (body instanceof Uint8Array) {
+    return { contents: [{ uri, ...mime, blob: Buffer.from(body).toString("base64") }], ...hints }
+  }
+  return { contents: body, ...hints }
 }
 
 const run = <A, R>(
@@ -101,10 +124,10 @@ const run = <A, R>(
 
 /** Turns a definition into a resource. */
 export const make = <R>(def: Definition<R>, context: Context.Context<Exclude<R, RequestContext>>): Resource => {
-  const { read, ...descriptor } = def
+  const { cache, read, ...descriptor } = def
   return {
     descriptor,
-    read: (ctx) => Effect.map(run(read, context, ctx), (body) => toResult(def.uri, def.mimeType, body))
+    read: (ctx) => Effect.map(run(read, context, ctx), (body) => toResult(def.uri, def.mimeType, body, cache))
   }
 }
 
@@ -113,7 +136,7 @@ export const makeTemplate = <P, R, I extends Readonly<Record<string, string | un
   def: TemplateDefinition<P, R, I>,
   context: Context.Context<Exclude<R, RequestContext>>
 ): Template => {
-  const { read, params, complete, list, ...descriptor } = def
+  const { cache, complete, list, params, read, ...descriptor } = def
   const template = UriTemplate.make(def.uriTemplate)
   const decode = params === undefined
     ? (vars: Record<string, string>) => Effect.succeed(vars as P)
@@ -136,7 +159,7 @@ export const makeTemplate = <P, R, I extends Readonly<Record<string, string | un
             : e
         ),
         Effect.flatMap((p) => run(read(p, uri), context, ctx)),
-        Effect.map((body) => toResult(uri, def.mimeType, body))
+        Effect.map((body) => toResult(uri, def.mimeType, body, cache))
       )
     }
   }

@@ -181,6 +181,56 @@ describe("2026-07-28 on the wire", () => {
       expect(call.ttlMs).toBeUndefined()
     }))
 
+  it.scoped("cache hints per method and per resource; handshake revisions carry none", () =>
+    Effect.gen(function*() {
+      const Cached = Layer.mergeAll(
+        McpServer.resource({
+          uri: "mem://logo",
+          name: "logo",
+          read: Effect.succeed("L"),
+          cache: { ttlMs: 60_000, scope: "public" }
+        }),
+        McpServer.resource({ uri: "mem://plain", name: "plain", read: Effect.succeed("P") }),
+        McpServer.resourceTemplate({
+          uriTemplate: "mem://docs/{id}",
+          name: "doc",
+          cache: { ttlMs: 1_000 },
+          read: ({ id }, uri) => Effect.succeed([{ uri, text: id }])
+        })
+      ).pipe(Layer.provideMerge(McpServer.layer({
+        name: "cached",
+        version: "1",
+        cache: { ttlMs: 10, methods: { "resources/list": { ttlMs: 30_000, scope: "public" } } }
+      })))
+      const peer = yield* rawPeer(Cached)
+      const ask = (id: number, method: string, params: object = {}) =>
+        Effect.zipRight(
+          peer.send({ jsonrpc: "2.0", id, method, params: { _meta: meta(), ...params } }),
+          Effect.map(peer.next, (m) => m.result)
+        )
+      expect(yield* ask(1, "resources/list")).toMatchObject({ ttlMs: 30_000, cacheScope: "public" })
+      expect(yield* ask(2, "resources/templates/list")).toMatchObject({ ttlMs: 10, cacheScope: "private" })
+      expect(yield* ask(3, "resources/read", { uri: "mem://logo" })).toMatchObject({
+        ttlMs: 60_000,
+        cacheScope: "public"
+      })
+      expect(yield* ask(4, "resources/read", { uri: "mem://plain" })).toMatchObject({
+        ttlMs: 10,
+        cacheScope: "private"
+      })
+      expect(yield* ask(5, "resources/read", { uri: "mem://docs/7" })).toMatchObject({
+        ttlMs: 1_000,
+        cacheScope: "private"
+      })
+      const old = yield* rawPeer(Cached)
+      yield* old.handshake("2025-11-25")
+      yield* old.send({ jsonrpc: "2.0", id: 6, method: "resources/read", params: { uri: "mem://logo" } })
+      const read = (yield* old.next).result
+      expect(read.contents).toEqual([{ uri: "mem://logo", text: "L" }])
+      expect(read.ttlMs).toBeUndefined()
+      expect(read.cacheScope).toBeUndefined()
+    }))
+
   it.scoped("-32022 for an unsupported revision, with supported and requested", () =>
     Effect.gen(function*() {
       const peer = yield* rawPeer(Everything)

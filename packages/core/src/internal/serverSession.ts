@@ -14,7 +14,7 @@ import * as Exit from "effect/Exit"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { McpServerService } from "../McpServer.js"
+import type { CacheableMethod, McpServerService } from "../McpServer.js"
 import * as RequestContext from "../RequestContext.js"
 import type * as Transport from "../Transport.js"
 import * as Engine from "./engine.js"
@@ -102,7 +102,13 @@ export const make = (
     let ready = false
     const subscriptions = new Set<string>()
     const signer = server.requestState
-    const cache = { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.scope ?? "private" }
+    const cacheOf = (method: string) => {
+      const own = options.cache?.methods?.[method as CacheableMethod]
+      return {
+        ttlMs: own?.ttlMs ?? options.cache?.ttlMs ?? 0,
+        cacheScope: own?.scope ?? options.cache?.scope ?? "private"
+      }
+    }
     // Tasks live in the server's store; a handshake session owns its tasks, which end with it.
     const sessionOwner = `session:${globalThis.crypto.randomUUID()}`
     yield* Effect.addFinalizer(() => server.tasks.release(sessionOwner))
@@ -525,7 +531,7 @@ export const make = (
     const decorate = (method: string, result: unknown): Record<string, unknown> => {
       const r = record(result)
       return {
-        ...(cacheable.has(method) ? cache : {}),
+        ...(cacheable.has(method) ? cacheOf(method) : {}),
         ...r,
         resultType: typeof r.resultType === "string" ? r.resultType : "complete",
         _meta: { ...record(r._meta), [metaKeys.serverInfo]: server.info }
