@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as PubSub from "effect/PubSub"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { CacheableMethod, McpServerService } from "../McpServer.js"
 import * as RequestContext from "../RequestContext.js"
@@ -523,6 +523,7 @@ export const make = (
           ...(options.instructions === undefined ? {} : { instructions: options.instructions })
         }
         const out = yield* encodeResult("initialize", rev, result)
+        if (!ready) yield* startPushes
         ready = true
         return out
       })
@@ -718,28 +719,33 @@ export const make = (
 
     // ---------- server-pushed notifications ----------
 
-    yield* Stream.fromPubSub(server.changes).pipe(
-      Stream.groupedWithin(1024, debounce),
-      Stream.runForEach((kinds) =>
-        Effect.forEach(new Set(kinds), (kind) => {
+    // Started by `initialize`: a stateless connection (one 2026 request) never pays for them.
+    const sessionScope = yield* Effect.scope
+    const startPushes = Effect.gen(function*() {
+      const changes = yield* PubSub.subscribe(server.changes)
+      const updates = yield* PubSub.subscribe(server.resourceUpdates)
+      yield* Stream.fromQueue(changes).pipe(
+        Stream.groupedWithin(1024, debounce),
+        Stream.runForEach((kinds) =>
+          Effect.forEach(new Set(kinds), (kind) => {
+            const rev = revision
+            if (!ready || rev === undefined) return Effect.void
+            const declared = record(record(serverCapabilities)[kind])
+            return declared.listChanged === true ? notify(listChangedMethod[kind], rev, {}) : Effect.void
+          }, { discard: true })
+        ),
+        Effect.forkScoped
+      )
+      yield* Stream.fromQueue(updates).pipe(
+        Stream.runForEach((uri) => {
           const rev = revision
-          if (!ready || rev === undefined) return Effect.void
-          const declared = record(record(serverCapabilities)[kind])
-          return declared.listChanged === true ? notify(listChangedMethod[kind], rev, {}) : Effect.void
-        }, { discard: true })
-      ),
-      Effect.forkScoped
-    )
-
-    yield* Stream.fromPubSub(server.resourceUpdates).pipe(
-      Stream.runForEach((uri) => {
-        const rev = revision
-        return rev !== undefined && subscriptions.has(uri)
-          ? notify("notifications/resources/updated", rev, { uri })
-          : Effect.void
-      }),
-      Effect.forkScoped
-    )
+          return rev !== undefined && subscriptions.has(uri)
+            ? notify("notifications/resources/updated", rev, { uri })
+            : Effect.void
+        }),
+        Effect.forkScoped
+      )
+    }).pipe(Scope.extend(sessionScope))
 
     return { engine, closed: engine.closed }
   })
