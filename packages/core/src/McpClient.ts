@@ -310,11 +310,19 @@ export const make = (
     if (wantsStateless) revision = Revision.latestHandshake
 
     const requested = revision
-    const initResult = yield* engine.request("initialize", {
+    // Encoded for the offered revision, so that capabilities it does not define (elicitation before
+    // 2025-06-18, tasks before 2025-11-25) are not declared to a server that would then use them.
+    const initParams = Codec.encodeParams("initialize", requested, {
       protocolVersion: requested,
       capabilities,
       clientInfo
-    }).pipe(Effect.mapError((cause) => new HandshakeFailed({ reason: `initialize failed: ${describe(cause)}`, cause })))
+    })
+    if (Either.isLeft(initParams)) {
+      return yield* new HandshakeFailed({ reason: `invalid initialize params: ${Codec.describe(initParams.left)}` })
+    }
+    const initResult = yield* engine.request("initialize", initParams.right as Record<string, unknown>).pipe(
+      Effect.mapError((cause) => new HandshakeFailed({ reason: `initialize failed: ${describe(cause)}`, cause }))
+    )
     const negotiated = initResult.protocolVersion
     if (!Revision.isRevision(negotiated) || Revision.isStateless(negotiated)) {
       return yield* new HandshakeFailed({ reason: `the server chose an unsupported revision ${String(negotiated)}` })
