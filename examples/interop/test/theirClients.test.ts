@@ -474,7 +474,11 @@ for (const sdk of runs) {
                 const result = yield* use((p) =>
                   p.callTool("test_tool_with_progress", {}, { onprogress: (e) => void seen.push(e.progress) })
                 )
-                expect(seen).toEqual([0, 50, 100])
+                // The last update and the result leave back to back; when they arrive in one read, the SDK's
+                // client handles the result first (its notification handlers run a microtask later) and drops the
+                // update for a token it has just forgotten. So the updates seen are [0, 50] or [0, 50, 100].
+                expect(seen.slice(0, 2)).toEqual([0, 50])
+                expect([0, 50, 100].slice(0, seen.length)).toEqual(seen)
                 expect(textOf(result.content)).toMatch(/^Progress reported for token /)
               })
             ))
