@@ -207,16 +207,6 @@ const everythingInteractive = [
   "simulate-research-query"
 ]
 
-/** Why `get-resource-links` fails before 2025-06-18. */
-const resourceLinkBug = "server-everything sends `resource_link` content on 2024-11-05 / 2025-03-26 connections " +
-  "(the type exists from 2025-06-18); McpClient decodes tools/call results strictly per revision and fails the " +
-  "call with ProtocolViolation instead of keeping the other revision's content type (packages/schema Codec)."
-
-/** Why elicitation fails at 2025-06-18. */
-const elicitationFormBug = "server-everything's `trigger-elicitation-request` sends a 2025-11-25 form (string " +
-  "defaults, titled and multi-select enums) on a 2025-06-18 connection; McpClient decodes elicitation/create " +
-  "params strictly per revision and answers -32602, so the tool reports an error."
-
 /** Polls `stats` until the fixture has seen one more cancellation than `before`. */
 const cancelledSince = (before: number) =>
   callText("stats").pipe(
@@ -407,9 +397,9 @@ for (const peer of peers) {
                 "tools/call (every tool)",
                 Effect.gen(function*() {
                   const names = (yield* Effect.flatMap(client, (c) => c.listTools())).map((t) => t.name)
-                  const plain = names.filter((n) =>
-                    !everythingInteractive.includes(n) && (since(revision, "2025-06-18") || n !== "get-resource-links")
-                  )
+                  // `get-resource-links` answers with `resource_link` content even before 2025-06-18 defined it: the
+                  // client reads a result its revision cannot express as the first newer revision that does
+                  const plain = names.filter((n) => !everythingInteractive.includes(n))
                   expect(plain.filter((n) => everythingCalls[n] === undefined)).toEqual([])
                   for (const name of plain) {
                     yield* everythingCalls[name]!.pipe(
@@ -418,13 +408,6 @@ for (const peer of peers) {
                   }
                 })
               ))
-
-            if (!since(revision, "2025-06-18")) {
-              // Known failure (see docs/interop.md): server-everything answers with `resource_link` content, which
-              // 2025-03-26 and 2024-11-05 do not define, and our per-revision decoder rejects the whole result.
-              it.effect.fails("tools/call get-resource-links", () =>
-                op("tools/call get-resource-links", everythingCalls["get-resource-links"]!, resourceLinkBug))
-            }
 
             it.effect("resources/list", () =>
               op(
@@ -539,18 +522,9 @@ for (const peer of peers) {
                 Effect.map(callText("get-roots-list"), (t) => expect(t).toContain(root.uri))
               ))
 
-            if (revision === "2025-06-18") {
-              // Known failure (see docs/interop.md): the form uses 2025-11-25 schema features (defaults, titled and
-              // multi-select enums) on a 2025-06-18 connection; our client answers -32602, so the tool reports an error.
-              it.effect.fails("elicitation", () =>
-                op(
-                  "elicitation",
-                  Effect.map(callText("trigger-elicitation-request"), (t) => expect(t).toContain("- Name: Ada")),
-                  elicitationFormBug
-                ))
-            }
-
-            if (since(revision, "2025-11-25")) {
+            if (since(revision, "2025-06-18")) {
+              // On 2025-06-18 the form uses 2025-11-25 schema features (string defaults, titled and multi-select
+              // enums); the client reads it as the first newer revision that defines them
               it.effect("elicitation", () =>
                 op(
                   "elicitation",

@@ -218,7 +218,7 @@ export const make = (
     }
 
     const answer = <A>(method: string, params: unknown, run: (p: never) => Effect.Effect<A, McpError.McpError>) => {
-      const decoded = Codec.decodeParams(method, revision, params)
+      const decoded = Codec.decodeParamsLenient(method, revision, params)
       if (Either.isLeft(decoded)) {
         return Effect.fail<JsonRpc.ErrorObject>({
           code: McpError.codes.InvalidParams,
@@ -227,7 +227,7 @@ export const make = (
       }
       return run(decoded.right as never).pipe(
         Effect.flatMap((result) => {
-          const encoded = Codec.encodeResult(method, revision, result)
+          const encoded = Codec.encodeResultLenient(method, revision, result)
           return Either.isRight(encoded)
             ? Effect.succeed(encoded.right as Record<string, unknown>)
             : Effect.fail(
@@ -405,7 +405,7 @@ export const make = (
           }
           const base = encoded.right as Record<string, unknown> | undefined
           const decodeOne = (result: Record<string, unknown>) => {
-            const decoded = Codec.decodeResult(method, revision, result)
+            const decoded = Codec.decodeResultLenient(method, revision, result)
             return Either.isRight(decoded)
               ? Effect.succeed(decoded.right as Method.ClientRequests[M]["result"])
               : Effect.fail(

@@ -213,6 +213,25 @@ describe("tools", () => {
       expect(result.structuredContent).toBeUndefined()
       expect(result.content).toEqual([{ type: "text", text: "{\"ok\":true}" }])
     }))
+
+  it.scoped("a tool result the revision cannot carry is a tool error saying so, not -32603", () =>
+    Effect.gen(function*() {
+      const Sound = McpServer.tool({
+        name: "sound",
+        input: Schema.Struct({}),
+        handler: () => Effect.succeed({ content: [{ type: "audio" as const, data: "AAAA", mimeType: "audio/wav" }] })
+      })
+      const peer = yield* rawPeer(serverOf(Sound))
+      yield* peer.handshake("2024-11-05")
+      yield* peer.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sound", arguments: {} } })
+      const result = (yield* peer.next).result
+      expect(result.isError).toBe(true)
+      expect(result.content[0].text).toMatch(/cannot be expressed in protocol revision 2024-11-05/)
+      const later = yield* rawPeer(serverOf(Sound))
+      yield* later.handshake("2025-03-26")
+      yield* later.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sound", arguments: {} } })
+      expect((yield* later.next).result.content[0]).toMatchObject({ type: "audio", data: "AAAA" })
+    }))
 })
 
 describe("resources, templates, prompts, completion", () => {

@@ -13,7 +13,7 @@ import { guard } from "./internal/guard.js"
 import { projector } from "./internal/project.js"
 import * as Json from "./Json.js"
 import * as Method from "./Method.js"
-import type * as Revision from "./Revision.js"
+import * as Revision from "./Revision.js"
 
 type AnySchema = Schema.Schema<unknown, unknown, never>
 type Decoder = (u: unknown) => Either.Either<unknown, ParseResult.ParseError>
@@ -143,6 +143,35 @@ export const decodeResult = (
   const name = resultSchemaName(method, revision, result)
   return name === undefined ? missing(revision, method)(result) : decoder(revision, name)(result)
 }
+
+/**
+ * Runs a decoder for a revision and, when that fails, for each newer handshake revision in turn: a peer that sends
+ * types newer than what it negotiated (content a later revision added, a richer elicitation form) is read as the
+ * first revision that defines them. Fails with the negotiated revision's error when none accepts the value.
+ */
+const leniently = (
+  decode: (method: string, revision: Revision.Revision, u: unknown) => Either.Either<unknown, ParseResult.ParseError>
+) =>
+(method: string, revision: Revision.Revision, u: unknown): Either.Either<unknown, ParseResult.ParseError> => {
+  const strict = decode(method, revision, u)
+  if (Either.isRight(strict) || revision >= Revision.latestHandshake) return strict
+  for (const newer of Revision.handshake) {
+    if (newer <= revision || Method.shape(method, newer) === undefined) continue
+    const decoded = decode(method, newer, u)
+    if (Either.isRight(decoded)) return decoded
+  }
+  return strict
+}
+
+/** Decodes a method's params for a handshake revision, or else for the first newer handshake revision that reads them. */
+export const decodeParamsLenient = leniently(decodeParams)
+
+/** Decodes a method's result for a handshake revision, or else for the first newer handshake revision that reads it. */
+export const decodeResultLenient = leniently(decodeResult)
+
+/** Encodes a method's result for a handshake revision, or else for the first newer handshake revision that can: the
+ * answer to a request that was only readable as a newer revision (see {@link decodeParamsLenient}). */
+export const encodeResultLenient = leniently((method, revision, result) => encodeResult(method, revision, result))
 
 /** Encodes a method's result for a revision. */
 export const encodeResult = (

@@ -487,13 +487,24 @@ export const make = (
       if (method === "tools/call" && record(result).resultType === "task") return Effect.succeed(record(result))
       const created = method === "tools/call" && typeof record(result).task === "object"
       const encoded = created ? Codec.encode(rev, "CreateTaskResult", result) : Codec.encodeResult(method, rev, result)
-      return Either.isRight(encoded)
-        ? Effect.succeed(encoded.right as Record<string, unknown>)
-        : Effect.logError(
-          `effect-mcp: the result of ${method} cannot be encoded for ${rev}`,
-          Codec.describe(encoded.left)
-        )
-          .pipe(Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" }))))
+      if (Either.isRight(encoded)) return Effect.succeed(encoded.right as Record<string, unknown>)
+      const logged = Effect.logError(
+        `effect-mcp: the result of ${method} cannot be encoded for ${rev}`,
+        Codec.describe(encoded.left)
+      )
+      // A tool result the revision cannot carry (audio content on 2024-11-05, say) becomes a tool error the client
+      // and its model can read; any other unencodable result is the server's bug.
+      const unexpressible = Codec.encodeResult(method, rev, {
+        content: [{
+          type: "text",
+          text:
+            `The tool's result cannot be expressed in protocol revision ${rev} (it uses content or fields a later revision added)`
+        }],
+        isError: true
+      })
+      return method === "tools/call" && !created && Either.isRight(unexpressible)
+        ? Effect.as(logged, unexpressible.right as Record<string, unknown>)
+        : logged.pipe(Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" }))))
     }
 
     const initialize = (request: JsonRpc.Request): Effect.Effect<Record<string, unknown>, McpError.McpError> =>
