@@ -82,7 +82,38 @@ export interface Options {
   readonly requestTimeout?: Duration.DurationInput
   /** Extra capabilities to declare (experimental, extensions). */
   readonly capabilities?: Mcp.ClientCapabilities
+  /**
+   * A name for the server (its URL, its command line): what negotiation finds is remembered in `NegotiationMemory`
+   * under it, so the next connection to a handshake-only server skips the `server/discover` probe.
+   */
+  readonly server?: string
 }
+
+/** What negotiation found a server speaks: the stateless revision, or only the handshake revisions. */
+export type Era = "stateless" | "handshake"
+
+/** Remembers per server what negotiation found. */
+export interface NegotiationMemoryService {
+  /** What was found for a server, if anything. */
+  readonly get: (server: string) => Effect.Effect<Option.Option<Era>>
+  /** Records what was found for a server. */
+  readonly set: (server: string, era: Era) => Effect.Effect<void>
+}
+
+/** An in-process negotiation memory. */
+export const makeNegotiationMemory = (): NegotiationMemoryService => {
+  const eras = new Map<string, Era>()
+  return {
+    get: (server) => Effect.sync(() => Option.fromNullable(eras.get(server))),
+    set: (server, era) => Effect.sync(() => void eras.set(server, era))
+  }
+}
+
+/** Where clients remember negotiation outcomes; by default one in-process memory shared by every client. */
+export class NegotiationMemory extends Context.Reference<NegotiationMemory>()(
+  "@effect-mcp/core/McpClient/NegotiationMemory",
+  { defaultValue: makeNegotiationMemory }
+) {}
 
 /** A connected MCP client. */
 export interface McpClientService {
@@ -280,9 +311,14 @@ export const make = (
       [metaKeys.clientCapabilities]: capabilities,
       ...(logLevel === undefined ? {} : { [metaKeys.logLevel]: logLevel })
     })
-    const wantsStateless = options.revision === undefined || Revision.isStateless(options.revision)
-    const discovered = wantsStateless
-      ? yield* engine.request("server/discover", { _meta: statelessMeta(Revision.stateless) }).pipe(
+    const memory = yield* NegotiationMemory
+    const remembered = options.server === undefined || options.revision !== undefined
+      ? Option.none<Era>()
+      : yield* memory.get(options.server)
+    const remember = (era: Era) => (options.server === undefined ? Effect.void : memory.set(options.server, era))
+    /** Probes with `server/discover`: the stateless client when the server speaks 2026-07-28, else undefined. */
+    const probe = Effect.gen(function*() {
+      const discovered = yield* engine.request("server/discover", { _meta: statelessMeta(Revision.stateless) }).pipe(
         Effect.map((r) => Codec.decodeResult("server/discover", Revision.stateless, r)),
         Effect.map((r) => (Either.isRight(r) ? (r.right as Mcp.DiscoverResult) : undefined)),
         Effect.catchAll((e) =>
@@ -291,8 +327,9 @@ export const make = (
             : Effect.succeed(undefined)
         )
       )
-      : undefined
-    if (discovered !== undefined && discovered.supportedVersions.includes(Revision.stateless)) {
+      if (discovered === undefined || !discovered.supportedVersions.includes(Revision.stateless)) return undefined
+      yield* remember("stateless")
+      revision = Revision.stateless
       return yield* finish(build({
         revision: Revision.stateless,
         stateless: true,
@@ -301,53 +338,74 @@ export const make = (
         serverCapabilities: discovered.capabilities,
         instructions: discovered.instructions
       }))
-    }
-    if (options.revision !== undefined && Revision.isStateless(options.revision)) {
+    })
+
+    /** The `initialize` handshake, offering the pinned revision or else the newest handshake revision. */
+    const greet = Effect.gen(function*() {
+      const requested = options.revision ?? Revision.latestHandshake
+      // Encoded for the offered revision, so that capabilities it does not define (elicitation before
+      // 2025-06-18, tasks before 2025-11-25) are not declared to a server that would then use them.
+      const initParams = Codec.encodeParams("initialize", requested, {
+        protocolVersion: requested,
+        capabilities,
+        clientInfo
+      })
+      if (Either.isLeft(initParams)) {
+        return yield* new HandshakeFailed({ reason: `invalid initialize params: ${Codec.describe(initParams.left)}` })
+      }
+      revision = requested
+      const initResult = yield* engine.request("initialize", initParams.right as Record<string, unknown>).pipe(
+        Effect.mapError((cause) => new HandshakeFailed({ reason: `initialize failed: ${describe(cause)}`, cause }))
+      )
+      const negotiated = initResult.protocolVersion
+      if (!Revision.isRevision(negotiated) || Revision.isStateless(negotiated)) {
+        return yield* new HandshakeFailed({ reason: `the server chose an unsupported revision ${String(negotiated)}` })
+      }
+      if (options.revision !== undefined && negotiated !== options.revision) {
+        return yield* new HandshakeFailed({
+          reason: `the client is pinned to ${options.revision} but the server answered ${negotiated}`
+        })
+      }
+      revision = negotiated
+      const init = Codec.decodeResult("initialize", revision, initResult)
+      if (Either.isLeft(init)) {
+        return yield* new HandshakeFailed({ reason: `invalid initialize result: ${Codec.describe(init.left)}` })
+      }
+      const initialized = init.right as Mcp.InitializeResult
+      if (options.revision === undefined) yield* remember("handshake")
+      yield* engine.notify("notifications/initialized", undefined).pipe(
+        Effect.mapError((cause) => new HandshakeFailed({ reason: "could not send notifications/initialized", cause }))
+      )
+      return yield* finish(build({
+        revision,
+        stateless: false,
+        serverInfo: initialized.serverInfo,
+        serverCapabilities: initialized.capabilities,
+        instructions: initialized.instructions
+      }))
+    })
+
+    if (options.revision !== undefined) {
+      if (!Revision.isStateless(options.revision)) return yield* greet
+      const stateless = yield* probe
+      if (stateless !== undefined) return stateless
       return yield* new HandshakeFailed({
         reason: "the client is pinned to 2026-07-28 but the server does not speak it"
       })
     }
-    if (wantsStateless) revision = Revision.latestHandshake
-
-    const requested = revision
-    // Encoded for the offered revision, so that capabilities it does not define (elicitation before
-    // 2025-06-18, tasks before 2025-11-25) are not declared to a server that would then use them.
-    const initParams = Codec.encodeParams("initialize", requested, {
-      protocolVersion: requested,
-      capabilities,
-      clientInfo
-    })
-    if (Either.isLeft(initParams)) {
-      return yield* new HandshakeFailed({ reason: `invalid initialize params: ${Codec.describe(initParams.left)}` })
+    if (Option.getOrUndefined(remembered) === "handshake") {
+      // Remembered as handshake-only: greeted with `initialize` straight away, with no probe to fail first. Should
+      // the server refuse it now (it was upgraded to 2026-07-28 only), the probe still finds it.
+      return yield* greet.pipe(
+        Effect.catchIf(
+          (e) => McpError.isMcpError(e.cause),
+          (e) =>
+            Effect.flatMap(probe, (stateless) => (stateless === undefined ? Effect.fail(e) : Effect.succeed(stateless)))
+        )
+      )
     }
-    const initResult = yield* engine.request("initialize", initParams.right as Record<string, unknown>).pipe(
-      Effect.mapError((cause) => new HandshakeFailed({ reason: `initialize failed: ${describe(cause)}`, cause }))
-    )
-    const negotiated = initResult.protocolVersion
-    if (!Revision.isRevision(negotiated) || Revision.isStateless(negotiated)) {
-      return yield* new HandshakeFailed({ reason: `the server chose an unsupported revision ${String(negotiated)}` })
-    }
-    if (options.revision !== undefined && negotiated !== options.revision) {
-      return yield* new HandshakeFailed({
-        reason: `the client is pinned to ${options.revision} but the server answered ${negotiated}`
-      })
-    }
-    revision = negotiated
-    const init = Codec.decodeResult("initialize", revision, initResult)
-    if (Either.isLeft(init)) {
-      return yield* new HandshakeFailed({ reason: `invalid initialize result: ${Codec.describe(init.left)}` })
-    }
-    const initialized = init.right as Mcp.InitializeResult
-    yield* engine.notify("notifications/initialized", undefined).pipe(
-      Effect.mapError((cause) => new HandshakeFailed({ reason: "could not send notifications/initialized", cause }))
-    )
-    return yield* finish(build({
-      revision,
-      stateless: false,
-      serverInfo: initialized.serverInfo,
-      serverCapabilities: initialized.capabilities,
-      instructions: initialized.instructions
-    }))
+    const stateless = yield* probe
+    return stateless ?? (yield* greet)
 
     function finish(service: McpClientService) {
       return Effect.gen(function*() {

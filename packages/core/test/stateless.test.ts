@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
@@ -432,6 +433,65 @@ describe("2026-07-28 on the wire", () => {
       const connected = yield* Fiber.join(client)
       expect(connected.revision).toBe("2025-11-25")
       expect(connected.stateless).toBe(false)
+    }))
+
+  it.scoped("the era found is remembered per server: the next connection skips the probe", () =>
+    Effect.gen(function*() {
+      const options = { name: "c", version: "1", server: "stdio: node legacy-server.js" }
+      const first = yield* rawServer
+      const fiber = yield* Effect.fork(McpClient.make(options).pipe(Effect.provide(first.layer)))
+      const probe = yield* first.next
+      expect(probe.method).toBe("server/discover")
+      yield* first.send({ jsonrpc: "2.0", id: probe.id, error: { code: -32601, message: "Method not found" } })
+      yield* first.acceptHandshake
+      expect((yield* Fiber.join(fiber)).revision).toBe("2025-11-25")
+
+      const second = yield* rawServer
+      const again = yield* Effect.fork(McpClient.make(options).pipe(Effect.provide(second.layer)))
+      const init = yield* second.acceptHandshake
+      expect(init.method).toBe("initialize")
+      expect((yield* Fiber.join(again)).revision).toBe("2025-11-25")
+
+      // Another server name is probed as before
+      const other = yield* rawServer
+      yield* Effect.fork(
+        McpClient.make({ ...options, server: "http://127.0.0.1:1/mcp" }).pipe(Effect.provide(other.layer))
+      )
+      expect((yield* other.next).method).toBe("server/discover")
+    }).pipe(Effect.provideService(McpClient.NegotiationMemory, McpClient.makeNegotiationMemory())))
+
+  it.scoped("a server remembered as handshake-only that now refuses initialize is probed again", () =>
+    Effect.gen(function*() {
+      const memory = McpClient.makeNegotiationMemory()
+      yield* memory.set("upgraded", "handshake")
+      const server = yield* rawServer
+      const fiber = yield* Effect.fork(
+        McpClient.make({ name: "c", version: "1", server: "upgraded" }).pipe(
+          Effect.provide(server.layer),
+          Effect.provideService(McpClient.NegotiationMemory, memory)
+        )
+      )
+      const init = yield* server.next
+      expect(init.method).toBe("initialize")
+      yield* server.send({ jsonrpc: "2.0", id: init.id, error: { code: -32601, message: "Method not found" } })
+      const probe = yield* server.next
+      expect(probe.method).toBe("server/discover")
+      yield* server.send({
+        jsonrpc: "2.0",
+        id: probe.id,
+        result: {
+          resultType: "complete",
+          ttlMs: 0,
+          cacheScope: "public",
+          supportedVersions: ["2026-07-28"],
+          capabilities: { tools: {} },
+          _meta: { "io.modelcontextprotocol/serverInfo": { name: "modern", version: "2" } }
+        }
+      })
+      const client = yield* Fiber.join(fiber)
+      expect(client.revision).toBe("2026-07-28")
+      expect(client.serverInfo.name).toBe("modern")
+      expect(Option.getOrUndefined(yield* memory.get("upgraded"))).toBe("stateless")
     }))
 
   it.scoped("list results are cached for ttlMs", () =>
