@@ -36,3 +36,24 @@ export const layer = <E, R>(
       return Context.add(context, McpClient.McpClient, connected)
     })
   )
+
+/**
+ * A client's Transport whose other end is served, in memory, by the server that `server` builds: a server
+ * as a Transport Layer, for hosts and clients under test.
+ */
+export const serverTransport = <E, R>(
+  server: Layer.Layer<McpServer.McpServer, E, R>
+): Layer.Layer<Transport.Transport, E, R> =>
+  Layer.scoped(
+    Transport.Transport,
+    Effect.gen(function*() {
+      const pair = yield* InMemoryTransport.makePair
+      const context = yield* Layer.build(server)
+      yield* McpServer.serve.pipe(
+        Effect.provide(context),
+        Effect.provideService(Transport.Transport, pair.server),
+        Effect.forkScoped
+      )
+      return pair.client
+    })
+  )

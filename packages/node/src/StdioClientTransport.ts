@@ -43,7 +43,7 @@ export interface Options {
   readonly inheritEnv?: boolean
   /** The working directory of the child. */
   readonly cwd?: string
-  /** What becomes of the child's stderr: forwarded to the logger (default), passed through, or dropped. */
+  /** What becomes of the child's stderr: forwarded to the logger (default), passed through, or dropped (its tail still kept for error reports). */
   readonly stderr?: "log" | "inherit" | "ignore"
   /** The log level of forwarded stderr lines (default "info"). */
   readonly stderrLevel?: "debug" | "info"
@@ -164,8 +164,6 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
     const log = options.stderrLevel === "debug" ? Effect.logDebug : Effect.logInfo
     const stderr = stderrMode === "inherit"
       ? Effect.void
-      : stderrMode === "ignore"
-      ? Stream.runDrain(child.stderr)
       : child.stderr.pipe(
         Stream.decodeText(),
         Stream.splitLines,
@@ -173,7 +171,7 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
           Effect.suspend(() => {
             tail.push(line)
             if (tail.length > tailSize) tail.shift()
-            return log(line)
+            return stderrMode === "ignore" ? Effect.void : log(line)
           })
         ),
         Effect.annotateLogs({ mcpServer: name, pid })
