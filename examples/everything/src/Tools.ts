@@ -310,7 +310,7 @@ export const JsonSchema2020_12 = Layer.scopedDiscard(
 )
 
 /** How long `test_reconnection` keeps its stream open with nothing to say (longer than the HTTP SSE lifetime). */
-export const reconnectionDelay = "600 millis"
+export const reconnectionDelay = "450 millis"
 
 /**
  * `test_reconnection`: logs once (so an HTTP answer becomes an SSE stream), then waits past the

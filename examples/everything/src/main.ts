@@ -33,7 +33,7 @@ const parse = (args: ReadonlyArray<string>): Mode => {
 }
 
 /** The HTTP endpoint's settings: SSE connections are cut short, so `test_reconnection` exercises resumption. */
-const httpOptions: McpHttpServer.Options = { sseConnectionLifetime: "250 millis", retryInterval: "200 millis" }
+const httpOptions: McpHttpServer.Options = { sseConnectionLifetime: "300 millis", retryInterval: "200 millis" }
 
 const serveHttp = (port: number) =>
   Effect.gen(function*() {

@@ -262,11 +262,17 @@ export const make = (
     ): Effect.Effect<boolean, Failed> =>
       Effect.gen(function*() {
         const driver = yield* Schedule.driver(reconnect)
+        let failed = false
         while (!done()) {
           if (cursor.lastEventId === undefined) return false
-          const next = yield* Effect.either(driver.next(undefined))
-          if (Either.isLeft(next)) return false
+          // After a connection the server closed on purpose, its `retry` is the whole wait; after a failed
+          // attempt, the backoff schedule decides (and bounds the attempts).
+          if (failed || cursor.retryMs === undefined) {
+            const next = yield* Effect.either(driver.next(undefined))
+            if (Either.isLeft(next)) return false
+          }
           if (cursor.retryMs !== undefined) yield* Effect.sleep(Duration.millis(cursor.retryMs))
+          failed = true
           const headers = yield* headersFor(undefined, true)
           const response = yield* Effect.either(execute(
             HttpClientRequest.get(url).pipe(
@@ -286,6 +292,7 @@ export const make = (
           }
           // A connection the server accepted resets the backoff (a polling server closes them on purpose).
           yield* driver.reset
+          failed = false
           yield* Effect.either(readAnswer(response.right, receiveText, cursor))
         }
         return true
@@ -478,6 +485,11 @@ export const make = (
           if (status >= 200 && status < 300) {
             yield* driver.reset
             yield* Effect.either(readAnswer(response.right, receiveText, cursor))
+            // The server closed the stream: its `retry` is the whole wait before the next connection.
+            if (cursor.retryMs !== undefined) {
+              yield* Effect.sleep(Duration.millis(cursor.retryMs))
+              continue
+            }
           }
         }
         const next = yield* Effect.either(driver.next(undefined))

@@ -450,10 +450,10 @@ const makeHandler = (options: Options) =>
       if (s === undefined || s.closed || (s.owner !== undefined && s.owner !== auth?.clientId)) {
         return Either.left(httpError(404, -32001, "Session not found"))
       }
+      // Any handshake revision is accepted on a session (the session's own revision governs what it sends), as the
+      // official conformance suite and SDKs expect; an unknown value, or the stateless revision, is refused.
       const version = request.headers["mcp-protocol-version"]
-      if (
-        version !== undefined && (!Revision.isRevision(version) || (s.revision !== undefined && version !== s.revision))
-      ) {
+      if (version !== undefined && (!Revision.isRevision(version) || Revision.isStateless(version))) {
         return Either.left(
           httpError(400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version} for this session`)
         )

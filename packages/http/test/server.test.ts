@@ -65,15 +65,21 @@ describe("sessions", () => {
       expect(late.status).toBe(404)
     }))
 
-  it.scopedLive("MCP-Protocol-Version is checked against the negotiated revision; absent is accepted", () =>
+  it.scopedLive("MCP-Protocol-Version on a session: a handshake revision is accepted, anything else is 400", () =>
     Effect.gen(function*() {
       const { url } = yield* serve()
       const { headers, sessionId } = yield* openSession(url, "2025-06-18")
-      const wrong = yield* post(url, { jsonrpc: "2.0", id: 1, method: "ping" }, {
+      // the official conformance suite sends 2025-03-26 on sessions it negotiated at 2025-11-25
+      const other = yield* post(url, { jsonrpc: "2.0", id: 1, method: "ping" }, {
         ...headers,
         "mcp-protocol-version": "2025-11-25"
       })
-      expect(wrong.status).toBe(400)
+      expect(other.status).toBe(200)
+      const stateless = yield* post(url, { jsonrpc: "2.0", id: 4, method: "ping" }, {
+        ...headers,
+        "mcp-protocol-version": "2099-01-01"
+      })
+      expect(stateless.status).toBe(400)
       const garbage = yield* post(url, { jsonrpc: "2.0", id: 2, method: "ping" }, {
         ...headers,
         "mcp-protocol-version": "banana"

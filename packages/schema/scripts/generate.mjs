@@ -28,7 +28,28 @@ const jsonNames = { JSONValue: "Json.JsonValue", JSONObject: "Json.JsonObject", 
 
 const loadDefs = (rev) => {
   const raw = JSON.parse(readFileSync(join(specDir, rev, "schema.json"), "utf8"))
-  return nameParams(raw.definitions ?? raw.$defs)
+  return correct(nameParams(raw.definitions ?? raw.$defs))
+}
+
+/**
+ * The one place the generated wire differs from the official JSON Schemas, each with its reason.
+ * - ElicitResult `content` values: the JSON Schemas say `integer`, but a form may ask for a `number` field
+ *   (NumberSchema's `type: "number"`), the specification's TypeScript source types the values as `number`, and
+ *   the official SDKs and conformance suite answer such a field with 95.5: any JSON number is accepted.
+ */
+const correct = (defs) => {
+  const value = defs.ElicitResult?.properties?.content?.additionalProperties
+  if (value === undefined) return defs
+  const widen = (s) => (Array.isArray(s.type) ? { ...s, type: s.type.map((t) => (t === "integer" ? "number" : t)) } : s)
+  const widened = value.anyOf ? { ...value, anyOf: value.anyOf.map(widen) } : widen(value)
+  const result = defs.ElicitResult
+  return {
+    ...defs,
+    ElicitResult: {
+      ...result,
+      properties: { ...result.properties, content: { ...result.properties.content, additionalProperties: widened } }
+    }
+  }
 }
 
 /** Gives every request's and notification's inline `params` a name, `<Type>Params`, as later revisions do. */

@@ -17,7 +17,7 @@ import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import type * as Schema from "effect/Schema"
-import { readSchemaDocument } from "./spec.js"
+import { readCorrectedSchemaDocument } from "./spec.js"
 
 const RUNS = 200
 
@@ -101,7 +101,7 @@ const fromOwnSchema: Readonly<Record<Revision.Revision, Readonly<Record<string, 
 }
 
 const validatorFor = (revision: Revision.Revision) => {
-  const document = readSchemaDocument(revision)
+  const document = readCorrectedSchemaDocument(revision)
   const dialect = document.$schema.includes("2020-12")
     ? "2020-12"
     : document.$schema.includes("draft-07")

@@ -31,3 +31,31 @@ export const readSchemaDocument = (revision: string): SchemaDocument => {
   }
   return document
 }
+
+/**
+ * A revision's schema.json with the corrections the generator (packages/schema/scripts/generate.mjs) makes and
+ * documents: ElicitResult `content` values accept any JSON number, not only integers.
+ */
+export const readCorrectedSchemaDocument = (revision: string): SchemaDocument => {
+  const document = readSchemaDocument(revision)
+  const defs = (document.$defs ?? document.definitions) as Record<string, any>
+  const value = defs.ElicitResult?.properties?.content?.additionalProperties
+  if (value === undefined) return document
+  const widen = (s: any) =>
+    Array.isArray(s.type) ? { ...s, type: s.type.map((t: string) => (t === "integer" ? "number" : t)) } : s
+  const result = defs.ElicitResult
+  const corrected = {
+    ...defs,
+    ElicitResult: {
+      ...result,
+      properties: {
+        ...result.properties,
+        content: {
+          ...result.properties.content,
+          additionalProperties: value.anyOf ? { ...value, anyOf: value.anyOf.map(widen) } : widen(value)
+        }
+      }
+    }
+  }
+  return document.$defs !== undefined ? { ...document, $defs: corrected } : { ...document, definitions: corrected }
+}

@@ -92,7 +92,7 @@ export const CreateMessageResult = Schema.Struct({ _meta: Schema.optionalWith(Me
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = typeof CreateMessageResult.Type
 /** The `ElicitResult` type. */
-export const ElicitResult = Schema.Struct({ action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.Array(Schema.String), Schema.Union(Schema.String, Schema.Int, Schema.Boolean))), { exact: true }), _meta: Formats.Foreign })
+export const ElicitResult = Schema.Struct({ action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.Array(Schema.String), Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }), _meta: Formats.Foreign })
 /** The `ElicitResult` type. */
 export type ElicitResult = typeof ElicitResult.Type
 /** The `Root` type. */
