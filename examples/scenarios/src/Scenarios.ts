@@ -55,10 +55,12 @@ const tools = (state: { readonly cancelled: Ref.Ref<number>; readonly version: R
     }),
     McpServer.tool({
       name: "wait",
-      description: "Never answers; counts the calls that were cancelled.",
+      description:
+        "Never answers (it reports one progress update when asked for them); counts the calls that were cancelled.",
       input: Schema.Struct({}),
       handler: () =>
-        Effect.never.pipe(
+        RequestContext.progress(0, undefined, "waiting until cancelled").pipe(
+          Effect.zipRight(Effect.never),
           Effect.onInterrupt(() => Ref.update(state.cancelled, (n) => n + 1)),
           Effect.as("unreachable")
         )

@@ -1,2 +1,5 @@
 /** @effect-mcp/cli: the effect-mcp command. */
-export {}
+export * as Cli from "./Cli.js"
+export * as CliError from "./CliError.js"
+export * as ExitCode from "./ExitCode.js"
+export * as Target from "./Target.js"

@@ -1,0 +1,73 @@
+/**
+ * Target: the server a command talks to: a URL (Streamable HTTP, falling back to HTTP+SSE), or the
+ * command line after `--` (a stdio server, started as a child and stopped with the command).
+ */
+import { McpClient } from "@effect-mcp/core"
+import { McpHttpClient } from "@effect-mcp/http"
+import { StdioClientTransport } from "@effect-mcp/node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Unreachable, UsageError } from "./CliError.js"
+
+/** Where the server is. */
+export type Target =
+  | { readonly _tag: "Url"; readonly url: string }
+  | { readonly _tag: "Stdio"; readonly command: string; readonly args: ReadonlyArray<string> }
+
+/** Splits a command line at its first `--`: what the CLI parses, and the stdio server's command line. */
+export const splitArgv = (argv: ReadonlyArray<string>): {
+  readonly cli: ReadonlyArray<string>
+  readonly server: ReadonlyArray<string>
+} => {
+  const at = argv.indexOf("--")
+  return at < 0 ? { cli: argv, server: [] } : { cli: argv.slice(0, at), server: argv.slice(at + 1) }
+}
+
+/** Whether a word is an http(s) URL. */
+export const isUrl = (word: string): boolean => /^https?:\/\//i.test(word) && URL.canParse(word)
+
+/** The target from an optional URL argument and the command line after `--` (exactly one of them). */
+export const resolve = (url: string | undefined, server: ReadonlyArray<string>): Effect.Effect<Target, UsageError> => {
+  if (url !== undefined && server.length > 0) {
+    return Effect.fail(new UsageError({ message: "give either a URL or `-- <command> [args...]`, not both" }))
+  }
+  if (url !== undefined) {
+    return isUrl(url)
+      ? Effect.succeed({ _tag: "Url", url })
+      : Effect.fail(new UsageError({ message: `not an http(s) URL: ${url}` }))
+  }
+  const [command, ...args] = server
+  return command === undefined
+    ? Effect.fail(new UsageError({ message: "no server: give a URL, or `-- <command> [args...]` at the end" }))
+    : Effect.succeed({ _tag: "Stdio", command, args })
+}
+
+/** Describes a target for people. */
+export const describe = (target: Target): string =>
+  target._tag === "Url" ? target.url : [target.command, ...target.args].join(" ")
+
+/** A connected client of the target (stdio children are stopped, HTTP sessions ended, with the scope). */
+export const client = (target: Target): Layer.Layer<McpClient.McpClient, Unreachable> => {
+  const transport = target._tag === "Url"
+    ? McpHttpClient.layer({ url: target.url }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    : StdioClientTransport.layer({ command: target.command, args: target.args, stderr: "ignore" })
+  return McpClient.layer({ name: "effect-mcp-cli", version: "0.1.0" }).pipe(
+    Layer.provide(transport),
+    Layer.mapError((e) => new Unreachable({ message: `cannot connect to ${describe(target)}: ${reasonOf(e)}` }))
+  )
+}
+
+/** The reason a failure gives, without its stack. */
+export const reasonOf = (e: unknown): string =>
+  typeof e === "object" && e !== null && "reason" in e && typeof e.reason === "string"
+    ? e.reason
+    : e instanceof Error
+    ? e.message
+    : String(e)
+
+/** Runs an effect with the target's client. */
+export const withClient = <A, E, R>(
+  target: Target,
+  effect: Effect.Effect<A, E, R | McpClient.McpClient>
+): Effect.Effect<A, E | Unreachable, Exclude<R, McpClient.McpClient>> => Effect.provide(effect, client(target))

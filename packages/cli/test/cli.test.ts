@@ -1,0 +1,198 @@
+/** The effect-mcp command as people run it: the built bin as a child process, against real servers. */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
+const everything = fileURLToPath(new URL("../../../examples/everything/dist/main.js", import.meta.url))
+const scenarios = fileURLToPath(new URL("../../../examples/scenarios/dist/main.js", import.meta.url))
+const stdio = ["--", process.execPath, everything, "--stdio"]
+
+const cli = (...args: Array<string>) => {
+  const run = spawnSync(process.execPath, [bin, ...args], {
+    encoding: "utf8",
+    timeout: 30_000,
+    env: { ...process.env, NO_COLOR: "1" }
+  })
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr }
+}
+
+/** Starts a server over HTTP as a child; resolves its URL. */
+const httpServer = (main: string) =>
+  new Promise<{ readonly url: string; readonly child: ChildProcess }>((ok, ko) => {
+    const child = spawn(process.execPath, [main, "--http"], { stdio: ["ignore", "pipe", "ignore"] })
+    let out = ""
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /LISTENING (\S+)/.exec(out)
+      if (match) ok({ url: match[1]!, child })
+    })
+    child.on("exit", (code) => ko(new Error(`server exited ${code}`)))
+  })
+
+/** Runs the bin until `ready` matches its output, then sends SIGINT; resolves its exit and output. */
+const interrupt = (args: ReadonlyArray<string>, ready: RegExp, delayMs = 300) =>
+  new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((ok) => {
+    // Interrupted, the command cancels what it was doing and then ends by SIGINT (130, as shells report it).
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, NO_COLOR: "1" } })
+    let stdout = ""
+    let stderr = ""
+    let sent = false
+    const check = () => {
+      if (!sent && ready.test(stdout + stderr)) {
+        sent = true
+        setTimeout(() => child.kill("SIGINT"), delayMs)
+      }
+    }
+    child.stdout.on("data", (c: Buffer) => ((stdout += c.toString()), check()))
+    child.stderr.on("data", (c: Buffer) => ((stderr += c.toString()), check()))
+    child.on("exit", (status, signal) => ok({ status: signal === "SIGINT" ? 130 : status, stdout, stderr }))
+    check()
+  })
+
+describe("effect-mcp", () => {
+  let http: { readonly url: string; readonly child: ChildProcess }
+  let scenarioHttp: { readonly url: string; readonly child: ChildProcess }
+  beforeAll(async () => {
+    http = await httpServer(everything)
+    scenarioHttp = await httpServer(scenarios)
+  })
+  afterAll(() => {
+    http.child.kill("SIGTERM")
+    scenarioHttp.child.kill("SIGTERM")
+  })
+
+  it("inspect, for people and as JSON, over stdio and HTTP", () => {
+    const human = cli("inspect", ...stdio)
+    expect(human.status).toBe(0)
+    expect(human.stdout).toMatch(/^effect-mcp-everything 0\.1\.0 {2}revision 2026-07-28/)
+    expect(human.stdout).toMatch(/Tools \(15\)\n {2}echo \(text: string\)\n {4}Returns the given text unchanged/)
+    expect(human.stdout).toMatch(/test:\/\/static-text\s+text\/plain\s+static-text/)
+    expect(human.stdout).toMatch(/Resource templates \(1\)\n {2}test:\/\/template\/\{id\}\/data/)
+    expect(human.stdout).toMatch(/test_prompt_with_arguments \(arg1, arg2\)/)
+    const machine = cli("inspect", http.url, "--json")
+    expect(machine.status).toBe(0)
+    const parsed = JSON.parse(machine.stdout)
+    expect(parsed.revision).toBe("2026-07-28")
+    expect(parsed.tools.find((t: { name: string }) => t.name === "echo").inputSchema.properties.text.type).toBe(
+      "string"
+    )
+    expect(parsed.prompts.map((p: { name: string }) => p.name)).toContain("test_simple_prompt")
+  })
+
+  it("call: arguments, result, JSON output, a progress bar on stderr", () => {
+    expect(cli("call", "echo", "--json", "{\"text\":\"hi\"}", ...stdio)).toMatchObject({ status: 0, stdout: "hi\n" })
+    const json = cli("call", http.url, "echo", "--json", "{\"text\":\"x\"}", "--output", "json")
+    expect(json.status).toBe(0)
+    expect(JSON.parse(json.stdout).content).toEqual([{ type: "text", text: "x" }])
+    const progress = cli("call", "test_tool_with_progress", ...stdio)
+    expect(progress.status).toBe(0)
+    expect(progress.stdout).toMatch(/^Progress reported for token/)
+    expect(progress.stderr).toMatch(/\[\.{30}\] 0\/100[\s\S]*\[#{15}\.{15}\] 50\/100[\s\S]*\[#{30}\] 100\/100/)
+  })
+
+  it("exit codes: tool error 1, usage 2, unreachable 3, protocol error 4", () => {
+    const toolError = cli("call", "test_error_handling", ...stdio)
+    expect(toolError.status).toBe(1)
+    expect(toolError.stdout).toMatch(/intentionally returns an error/)
+    expect(cli("call", ...stdio).status).toBe(2)
+    expect(cli("frobnicate").status).toBe(2)
+    expect(cli("call", "echo", "--json", "[1]", ...stdio).status).toBe(2)
+    expect(cli("inspect", "not-a-url").status).toBe(2)
+    const down = cli("inspect", "http://127.0.0.1:1/mcp")
+    expect(down.status).toBe(3)
+    expect(down.stderr).toMatch(/cannot connect to http:\/\/127\.0\.0\.1:1\/mcp/)
+    const crashed = cli(
+      "inspect",
+      "--",
+      process.execPath,
+      "-e",
+      "process.stderr.write('bad config\\n'); process.exit(5)"
+    )
+    expect(crashed.status).toBe(3)
+    expect(crashed.stderr).toMatch(/exited with code 5/)
+    const unknown = cli("call", "no_such_tool", ...stdio)
+    expect(unknown.status).toBe(4)
+    expect(unknown.stderr).toMatch(/-32602/)
+  })
+
+  it("read and prompt", () => {
+    expect(cli("read", "test://static-text", ...stdio)).toMatchObject({
+      status: 0,
+      stdout: "This is the content of the static text resource.\n"
+    })
+    expect(cli("read", http.url, "test://static-binary").stdout).toMatch(/\[image\/png, \d+ bytes\]/)
+    const prompt = cli("prompt", "test_prompt_with_arguments", "--arg", "arg1=a", "--arg", "arg2=b", ...stdio)
+    expect(prompt.status).toBe(0)
+    expect(prompt.stdout).toMatch(/^user: Prompt with arguments: arg1='a', arg2='b'/)
+    expect(JSON.parse(cli("prompt", http.url, "test_simple_prompt", "--json").stdout).messages).toHaveLength(1)
+  })
+
+  it("Ctrl-C cancels the call in flight: the server sees notifications/cancelled", async () => {
+    const cancelled = () =>
+      JSON.parse(cli("call", scenarioHttp.url, "cancellations", "--output", "json").stdout).structuredContent.cancelled
+    const before = cancelled()
+    const run = await interrupt(["call", scenarioHttp.url, "count", "--json", "{\"to\":100,\"delayMs\":100}"], /1\/100/)
+    expect(run.status).toBe(130)
+    const wait = await interrupt(["call", scenarioHttp.url, "wait"], /waiting until cancelled/, 100)
+    expect(wait.status).toBe(130)
+    let after = cancelled()
+    for (let i = 0; i < 40 && after < before + 1; i++) {
+      await new Promise((r) => setTimeout(r, 50))
+      after = cancelled()
+    }
+    expect(after).toBe(before + 1)
+  }, 60_000)
+
+  it("serve: a bundled example on stdio answers an initialize", () => {
+    const run = spawnSync(process.execPath, [bin, "serve", "everything"], {
+      input: `${
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+        })
+      }\n`,
+      encoding: "utf8",
+      timeout: 30_000
+    })
+    expect(run.status).toBe(0)
+    const answer = JSON.parse(run.stdout.trim().split("\n")[0]!)
+    expect(answer).toMatchObject({
+      id: 1,
+      result: { protocolVersion: "2025-11-25", serverInfo: { name: "effect-mcp-everything" } }
+    })
+  })
+
+  it("host: runs a configuration's servers, prints their events, stops them on Ctrl-C", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "effect-mcp-cli-"))
+    const config = join(dir, "mcp.json")
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          local: { command: process.execPath, args: [scenarios, "--stdio"] },
+          remote: { url: http.url }
+        }
+      })
+    )
+    const run = await interrupt(["host", config, "--json"], /"ServerUp"[\s\S]*"ServerUp"/)
+    expect(run.status).toBe(130)
+    const events = run.stdout.trim().split("\n").map((l) =>
+      JSON.parse(l) as { _tag: string; server?: string; pid?: number }
+    )
+    expect(events.filter((e) => e._tag === "ServerUp").map((e) => e.server).sort()).toEqual(["local", "remote"])
+    expect(events.at(-1)?._tag).toBe("HostStopped")
+    const pid = events.find((e) => e._tag === "ServerUp" && e.server === "local")!.pid!
+    expect(() => process.kill(pid, 0)).toThrow()
+
+    writeFileSync(config, JSON.stringify({ mcpServers: { bad: { url: "ftp://x" } } }))
+    const invalid = cli("host", config)
+    expect(invalid.status).toBe(2)
+    expect(invalid.stderr).toMatch(/mcpServers\.bad\.url/)
+  }, 60_000)
+})
