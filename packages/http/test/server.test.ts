@@ -89,6 +89,17 @@ describe("sessions", () => {
       expect(absent.status).toBe(200)
     }))
 
+  it.scopedLive("a request whose id is not a JSON-RPC id (1.5, true, null) gets 400 at once, not a hung POST", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve()
+      const { headers } = yield* openSession(url)
+      for (const id of [1.5, true, null]) {
+        const res = yield* post(url, { jsonrpc: "2.0", id, method: "ping" }, headers)
+        expect(res.status).toBe(400)
+      }
+      expect((yield* post(url, { jsonrpc: "2.0", id: 2, method: "ping" }, headers)).status).toBe(200)
+    }))
+
   it.scopedLive("a POST of notifications or responses only gets 202", () =>
     Effect.gen(function*() {
       const { url } = yield* serve()
