@@ -14,6 +14,19 @@ import * as Transport from "./Transport.js"
 /** The client options tests use unless told otherwise. */
 export const defaultClient: McpClient.Options = { name: "effect-mcp-test-client", version: "0.0.0" }
 
+/** Builds the server, serves it on one end of an in-memory pair, and returns the other end with the server. */
+const served = <E, R>(server: Layer.Layer<McpServer.McpServer, E, R>) =>
+  Effect.gen(function*() {
+    const pair = yield* InMemoryTransport.makePair
+    const context = yield* Layer.build(server)
+    yield* McpServer.serve.pipe(
+      Effect.provide(context),
+      Effect.provideService(Transport.Transport, pair.server),
+      Effect.forkScoped
+    )
+    return { client: pair.client, context }
+  })
+
 /**
  * A client connected in memory to the server that `server` builds (a Layer providing McpServer,
  * with its tools, resources and prompts registered). Client handlers (sampling, elicitation,
@@ -25,15 +38,9 @@ export const layer = <E, R>(
 ): Layer.Layer<McpClient.McpClient | McpServer.McpServer, E | HandshakeFailed, R> =>
   Layer.scopedContext(
     Effect.gen(function*() {
-      const pair = yield* InMemoryTransport.makePair
-      const context = yield* Layer.build(server)
-      yield* McpServer.serve.pipe(
-        Effect.provide(context),
-        Effect.provideService(Transport.Transport, pair.server),
-        Effect.forkScoped
-      )
-      const connected = yield* McpClient.make(client).pipe(Effect.provideService(Transport.Transport, pair.client))
-      return Context.add(context, McpClient.McpClient, connected)
+      const end = yield* served(server)
+      const connected = yield* McpClient.make(client).pipe(Effect.provideService(Transport.Transport, end.client))
+      return Context.add(end.context, McpClient.McpClient, connected)
     })
   )
 
@@ -44,16 +51,4 @@ export const layer = <E, R>(
 export const serverTransport = <E, R>(
   server: Layer.Layer<McpServer.McpServer, E, R>
 ): Layer.Layer<Transport.Transport, E, R> =>
-  Layer.scoped(
-    Transport.Transport,
-    Effect.gen(function*() {
-      const pair = yield* InMemoryTransport.makePair
-      const context = yield* Layer.build(server)
-      yield* McpServer.serve.pipe(
-        Effect.provide(context),
-        Effect.provideService(Transport.Transport, pair.server),
-        Effect.forkScoped
-      )
-      return pair.client
-    })
-  )
+  Layer.scoped(Transport.Transport, Effect.map(served(server), (end) => end.client))
