@@ -503,7 +503,11 @@ const makeHandler = (options: Options) =>
         }
         const requestIds = items.filter(Wire.isRequest).map((m) => m.id)
         if (requestIds.some((id) => s.routes.has(id))) {
-          return httpError(400, -32600, "Invalid request: a request with this id is already in flight")
+          const id = Array.isArray(body) ? null : requestIds[0]!
+          return jsonResponse(
+            400,
+            Wire.errorBody(id, -32600, "Invalid request: a request with this id is already in flight")
+          )
         }
         s.active++
         yield* touch(s)
@@ -658,7 +662,8 @@ const makeHandler = (options: Options) =>
         if (!Wire.isRecord(body)) {
           return httpError(400, -32600, "Invalid request: JSON-RPC batches are not accepted under 2026-07-28")
         }
-        const id = Wire.isId(body.id) ? body.id : null
+        // Only a request is answered with its id; a response or a notification never is.
+        const id = Wire.isRequest(body) ? body.id : null
         const mismatch = checkHeaders(request, body)
         if (mismatch !== undefined) return jsonResponse(400, Wire.errorBody(id, -32020, mismatch))
         if (Wire.isNotification(body)) return HttpServerResponse.empty({ status: 202 })
