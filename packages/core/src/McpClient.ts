@@ -116,6 +116,14 @@ export class NegotiationMemory extends Context.Reference<NegotiationMemory>()(
 ) {}
 
 /** A connected MCP client. */
+/** A snapshot of a client connection's activity. */
+export interface ClientStats {
+  /** Our requests awaiting a response. */
+  readonly pending: number
+  /** The server's requests (sampling, elicitation, roots) whose handlers are running. */
+  readonly inFlight: number
+}
+
 export interface McpClientService {
   /** The negotiated revision. */
   readonly revision: Revision.Revision
@@ -125,6 +133,8 @@ export interface McpClientService {
   readonly serverCapabilities: Mcp.ServerCapabilities
   /** The server's instructions, if any. */
   readonly instructions: string | undefined
+  /** What the connection is doing now: our requests awaiting a response, the server's requests being answered. */
+  readonly stats: () => ClientStats
   /** Sends any client→server request by method name, with domain-typed params and result. */
   readonly request: <M extends keyof Method.ClientRequests>(
     method: M,
@@ -727,6 +737,7 @@ export const make = (
         serverInfo: connection.serverInfo,
         serverCapabilities,
         instructions: connection.instructions,
+        stats: () => ({ pending: engine.pendingCount(), inFlight: engine.inFlight() }),
         request,
         ping: (o) => Effect.asVoid(request("ping", undefined, o)),
         listTools,

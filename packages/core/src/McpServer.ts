@@ -124,6 +124,28 @@ export interface McpServerService {
   readonly resourceUpdates: PubSub.PubSub<string>
   /** Every task of every connection (tasks outlive the stateless request that created them). */
   readonly tasks: TaskStore.TaskStore
+  /** What the server is doing now, over every live connection. */
+  readonly stats: () => ServerStats
+  /** Counts a connection in `stats` until the scope closes (each connection's session does this). */
+  readonly track: (connection: ConnectionCounts) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/** The live counts of one connection. */
+export interface ConnectionCounts {
+  /** Requests from the peer whose handlers are running. */
+  readonly inFlight: () => number
+  /** Our requests to the peer that await a response. */
+  readonly pending: () => number
+}
+
+/** A snapshot of a server's activity (for health checks, metrics and leak tests). */
+export interface ServerStats {
+  /** Live connections (sessions, stdio streams, and 2026-07-28 requests being answered). */
+  readonly connections: number
+  /** Handlers running, over every connection. */
+  readonly inFlight: number
+  /** Server→client requests awaiting a response, over every connection. */
+  readonly pending: number
 }
 
 /** The server being defined. */
@@ -143,7 +165,12 @@ export const make = (options: Options): Effect.Effect<McpServerService, never, S
     const resources = new Map<string, Resource.Resource>()
     const templates = new Map<string, Resource.Template>()
     const prompts = new Map<string, Prompt.Prompt>()
-    const changed = (kind: ListKind) => Effect.asVoid(PubSub.publish(changes, kind))
+    const connections = new Set<ConnectionCounts>()
+    let cachedCapabilities: Mcp.ServerCapabilities | undefined
+    const changed = (kind: ListKind) => {
+      cachedCapabilities = undefined
+      return Effect.asVoid(PubSub.publish(changes, kind))
+    }
     const put = <A>(map: Map<string, A>, key: string, value: A, kind: ListKind) =>
       Effect.suspend(() => {
         map.set(key, value)
@@ -160,7 +187,8 @@ export const make = (options: Options): Effect.Effect<McpServerService, never, S
       ...(websiteUrl === undefined ? {} : { websiteUrl }),
       ...(icons === undefined ? {} : { icons })
     }
-    const capabilities = (): Mcp.ServerCapabilities => {
+    const capabilities = (): Mcp.ServerCapabilities => (cachedCapabilities ??= deriveCapabilities())
+    const deriveCapabilities = (): Mcp.ServerCapabilities => {
       const hasResources = resources.size > 0 || templates.size > 0 || forced.resources === true
       const hasPrompts = prompts.size > 0 || forced.prompts === true
       const hasTasks = [...tools.values()].some((t) =>
@@ -201,7 +229,21 @@ export const make = (options: Options): Effect.Effect<McpServerService, never, S
       changes,
       resourceUpdates,
       requestState,
-      tasks
+      tasks,
+      stats: () => {
+        let inFlight = 0
+        let pending = 0
+        for (const c of connections) {
+          inFlight += c.inFlight()
+          pending += c.pending()
+        }
+        return { connections: connections.size, inFlight, pending }
+      },
+      track: (connection) =>
+        Effect.acquireRelease(
+          Effect.sync(() => void connections.add(connection)),
+          () => Effect.sync(() => void connections.delete(connection))
+        )
     }
   })
 

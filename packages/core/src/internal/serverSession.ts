@@ -727,6 +727,7 @@ export const make = (
       },
       acceptsBatch: () => revision === "2025-03-26"
     }, options.concurrency === undefined ? {} : { concurrency: options.concurrency })
+    yield* server.track({ inFlight: engine.inFlight, pending: engine.pendingCount })
 
     // ---------- server-pushed notifications ----------
 
