@@ -287,7 +287,7 @@ const makeHandler = (options: Options) =>
         const seq = target.nextSeq++
         if (s !== undefined && store !== undefined) yield* store.append(s.id, target.key, seq, message)
         if (final && s !== undefined && target.attached === 0) s.streams.delete(target.key)
-        yield* Queue.offer(target.queue, { seq, message, final })
+        yield* Outbox.offer(target, { seq, message, final })
       })
 
     /** Ends a POST stream that will get no response (cancelled, or its session ended). */
@@ -347,7 +347,7 @@ const makeHandler = (options: Options) =>
           id,
           scope,
           incoming,
-          standalone: yield* Outbox.make("g", 1024),
+          standalone: yield* Outbox.make("g", { sliding: 1024 }),
           streams: new Map(),
           routes: new Map(),
           revision: undefined,

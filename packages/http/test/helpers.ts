@@ -18,9 +18,14 @@ import { createServer, request } from "node:http"
 /** The server every test serves unless told otherwise: echo, a progress-reporting count, a slow tool, whoami. */
 export const info = { name: "http-test", version: "1.0.0" }
 
-/** Tools: `echo`, `count` (progress then result), `slow` (never returns until cancelled), `whoami` (auth). */
+/** Tools: `echo`, `count` (progress then result), `flood` (progress as fast as it can), `slow` (never returns until cancelled), `whoami` (auth). */
 export const tools = (
-  hooks: { readonly onSlowInterrupted?: Effect.Effect<void>; readonly onSlowStarted?: Effect.Effect<void> } = {}
+  hooks: {
+    readonly onSlowInterrupted?: Effect.Effect<void>
+    readonly onSlowStarted?: Effect.Effect<void>
+    /** Called after each progress notification of `flood` went out. */
+    readonly onFloodProgress?: (sent: number) => void
+  } = {}
 ) =>
   Layer.mergeAll(
     McpServer.tool({
@@ -38,6 +43,19 @@ export const tools = (
             if (delayMs !== undefined) yield* Effect.sleep(delayMs)
           }
           return `counted to ${to}`
+        })
+    }),
+    McpServer.tool({
+      name: "flood",
+      input: Schema.Struct({ count: Schema.Number, size: Schema.Number }),
+      handler: ({ count, size }) =>
+        Effect.gen(function*() {
+          const text = "x".repeat(size)
+          for (let i = 1; i <= count; i++) {
+            yield* RequestContext.progress(i, count, text)
+            hooks.onFloodProgress?.(i)
+          }
+          return `flooded ${count}`
         })
     }),
     McpServer.tool({

@@ -41,20 +41,47 @@ export interface OutStream {
   attached: number
   /** Ends the attached writer when a newer one takes over. */
   evict: Deferred.Deferred<void> | undefined
+  /**
+   * Room for messages that are not final, on a stream that applies backpressure: taken by each such push,
+   * given back when a writer takes the message, so a handler that outruns its reader waits instead of
+   * filling memory. The final message never waits.
+   */
+  readonly credit: Effect.Semaphore | undefined
 }
 
-/** Makes a stream; the standalone one is bounded (oldest messages dropped while no client listens). */
-export const make = (key: string, capacity?: number): Effect.Effect<OutStream> =>
-  Effect.map(capacity === undefined ? Queue.unbounded<Item>() : Queue.sliding<Item>(capacity), (queue) => ({
-    key,
-    queue,
-    pending: new Set(),
-    nextSeq: 0,
-    lastTaken: -1,
-    finalTaken: false,
-    attached: 0,
-    evict: undefined
-  }))
+/** How a stream bounds what waits for its reader. */
+export type Bound =
+  /** Keep only the newest `n` messages (the standalone stream: nobody may be listening). */
+  | { readonly sliding: number }
+  /** At most `n` messages wait; a sender of one more waits for the reader (a POST's stream). */
+  | { readonly backpressure: number }
+
+/** The default bound of a POST's stream. */
+export const defaultWindow = 256
+
+/** Makes a stream. */
+export const make = (key: string, bound: Bound = { backpressure: defaultWindow }): Effect.Effect<OutStream> =>
+  Effect.gen(function*() {
+    const queue = "sliding" in bound ? yield* Queue.sliding<Item>(bound.sliding) : yield* Queue.unbounded<Item>()
+    const credit = "backpressure" in bound ? yield* Effect.makeSemaphore(bound.backpressure) : undefined
+    return {
+      key,
+      queue,
+      pending: new Set(),
+      nextSeq: 0,
+      lastTaken: -1,
+      finalTaken: false,
+      attached: 0,
+      evict: undefined,
+      credit
+    }
+  })
+
+/** Queues a message on the stream, waiting for room unless it is final. */
+export const offer = (stream: OutStream, item: Item): Effect.Effect<void> =>
+  item.final || stream.credit === undefined
+    ? Queue.offer(stream.queue, item)
+    : stream.credit.take(1).pipe(Effect.zipRight(Queue.offer(stream.queue, item)))
 
 /** What a writer needs to know. */
 export interface WriteOptions {
@@ -87,10 +114,12 @@ export const write = (stream: OutStream, options: WriteOptions): Effect.Effect<S
       opening.push(Sse.priming(eventId(Math.max(stream.lastTaken, replayedUpTo)), options.primingRetryMs))
     } else opening.push(Sse.opening)
     for (const e of options.replay) opening.push(Sse.event(eventId?.(e.seq), e.message))
-    const taken = (item: Item) => {
-      if (item.seq > stream.lastTaken) stream.lastTaken = item.seq
-      if (item.final) stream.finalTaken = true
-    }
+    const taken = (item: Item) =>
+      Effect.suspend(() => {
+        if (item.seq > stream.lastTaken) stream.lastTaken = item.seq
+        if (item.final) stream.finalTaken = true
+        return item.final || stream.credit === undefined ? Effect.void : stream.credit.release(1)
+      })
     // An empty batch is the marker that ends a stream with no response (cancelled, or the session ended).
     const render = (item: Item): Uint8Array | undefined =>
       item.seq <= replayedUpTo || (Array.isArray(item.message) && item.message.length === 0)
@@ -105,7 +134,7 @@ export const write = (stream: OutStream, options: WriteOptions): Effect.Effect<S
     const events = Stream.concat(
       Stream.fromIterable(opening),
       live.pipe(
-        Stream.tap((item) => Effect.sync(() => taken(item))),
+        Stream.tap(taken),
         Stream.filterMap((item) => Option.fromNullable(render(item)))
       )
     )

@@ -1,0 +1,79 @@
+/**
+ * Backpressure over Streamable HTTP: a handler that floods progress onto a client that stops reading its
+ * SSE response waits for the reader instead of filling memory, in a session and statelessly; the server
+ * keeps serving everyone else, and the flood completes (or is cancelled) once the reader is back (or gone).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { meta2026, openSession, post, serve, tools } from "./helpers.js"
+
+// 10,000 progress notifications of 10 KB: 100 MB if nothing pushed back.
+const COUNT = 10_000
+const SIZE = 10_000
+
+const flood = (id: number, extra: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "flood", arguments: { count: COUNT, size: SIZE }, _meta: { progressToken: "p", ...extra } }
+})
+
+/** Waits until `sent` stops moving for 300 ms; returns where it stopped. */
+const stalled = (sent: () => number) =>
+  Effect.gen(function*() {
+    let last = -1
+    while (sent() !== last) {
+      last = sent()
+      yield* Effect.sleep("300 millis")
+    }
+    return last
+  })
+
+const echo = { jsonrpc: "2.0", id: 99, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }
+
+describe("backpressure", () => {
+  it.scopedLive(
+    "a session's SSE reader that stops reading holds the flooding handler back",
+    () =>
+      Effect.gen(function*() {
+        let sent = 0
+        const { url } = yield* serve({ responseMode: "sse" }, tools({ onFloodProgress: (n) => void (sent = n) }))
+        const { headers } = yield* openSession(url)
+        const response = yield* post(url, flood(1), headers)
+        expect(response.status).toBe(200)
+        // Nobody reads the body: the handler must stop far short of the 10,000.
+        const stopped = yield* stalled(() => sent)
+        expect(stopped).toBeGreaterThan(0)
+        expect(stopped).toBeLessThan(COUNT / 2)
+        // Meanwhile the server serves other requests.
+        const other = yield* post(url, echo, headers)
+        expect(yield* Effect.promise(() => other.text())).toContain("\"hi\"")
+        // Reading again lets the flood finish, with every notification and the result.
+        const text = yield* Effect.promise(() => response.text())
+        expect(sent).toBe(COUNT)
+        expect(text.split("notifications/progress").length - 1).toBe(COUNT)
+        expect(text).toContain(`flooded ${COUNT}`)
+      }),
+    60_000
+  )
+
+  it.scopedLive("2026-07-28: the same, and cancelling the response ends the handler", () =>
+    Effect.gen(function*() {
+      let sent = 0
+      const { server, url } = yield* serve({ responseMode: "sse" }, tools({ onFloodProgress: (n) => void (sent = n) }))
+      const response = yield* post(url, flood(1, meta2026), {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "flood"
+      })
+      expect(response.status).toBe(200)
+      const stopped = yield* stalled(() => sent)
+      expect(stopped).toBeGreaterThan(0)
+      expect(stopped).toBeLessThan(COUNT / 2)
+      expect(server.stats().inFlight).toBe(1)
+      yield* Effect.promise(() => response.body!.cancel())
+      while (server.stats().inFlight > 0) yield* Effect.sleep("10 millis")
+      expect(sent).toBeLessThan(COUNT)
+      expect(server.stats()).toMatchObject({ connections: 0, inFlight: 0 })
+    }), 60_000)
+})
