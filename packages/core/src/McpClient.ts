@@ -116,6 +116,9 @@ export class NegotiationMemory extends Context.Reference<NegotiationMemory>()(
 ) {}
 
 /** A connected MCP client. */
+/** How many progress updates `callToolStream` keeps for a consumer that is behind (older ones are dropped). */
+export const progressWindow = 64
+
 /** A snapshot of a client connection's activity. */
 export interface ClientStats {
   /** Our requests awaiting a response. */
@@ -712,7 +715,12 @@ export const make = (
       const callToolStream: McpClientService["callToolStream"] = (name, args, callOptions) =>
         Stream.unwrapScoped(
           Effect.gen(function*() {
-            const mailbox = yield* Mailbox.make<CallEvent<Mcp.CallToolResult>, McpClientError>()
+            // A consumer slower than the server's progress sees the newest updates (older ones are dropped),
+            // and always the result: memory stays bounded however fast the server reports.
+            const mailbox = yield* Mailbox.make<CallEvent<Mcp.CallToolResult>, McpClientError>({
+              capacity: progressWindow,
+              strategy: "sliding"
+            })
             yield* callTool(name, args, {
               ...callOptions,
               onProgress: (progress) => {

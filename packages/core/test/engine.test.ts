@@ -153,6 +153,49 @@ describe("progress", () => {
       expect(last._tag === "Result" && last.result.content).toEqual([{ type: "text", text: "did 20" }])
     }))
 
+  it.live(
+    "a consumer behind a flood of progress keeps only the newest updates, and always gets the result",
+    () =>
+      Effect.gen(function*() {
+        const done = yield* Deferred.make<void>()
+        const Flood = McpServer.tool({
+          name: "flood",
+          input: Schema.Struct({ n: Schema.Number }),
+          handler: ({ n }) =>
+            Effect.gen(function*() {
+              for (let i = 1; i <= n; i++) yield* RequestContext.progress(i, n)
+              yield* Deferred.succeed(done, undefined)
+              return `did ${n}`
+            })
+        })
+        const client = yield* connect(Flood.pipe(Layer.provideMerge(McpServer.layer(info))))
+        // 50,000 updates arrive with nobody reading.
+        const events = yield* client.callToolStream("flood", { n: 50_000 }).pipe(
+          Stream.toPull,
+          Effect.flatMap((pull) =>
+            Effect.gen(function*() {
+              // the first pull sends the call; then nobody reads until the server is done
+              const out: Array<McpClient.CallEvent<unknown>> = [...Chunk.toReadonlyArray(yield* Effect.orDie(pull))]
+              yield* Deferred.await(done)
+              yield* Effect.sleep("50 millis")
+              while (true) {
+                const next = yield* Effect.option(pull)
+                if (next._tag === "None") return out
+                out.push(...Chunk.toReadonlyArray(next.value))
+              }
+            })
+          )
+        )
+        // what the first pull took, then the mailbox's window
+        expect(events.length).toBeLessThanOrEqual(2 * McpClient.progressWindow + 1)
+        const progress = events.flatMap((e) => (e._tag === "Progress" ? [e.progress.progress] : []))
+        expect(progress).toEqual([...progress].sort((a, b) => a - b))
+        expect(progress.at(-1)).toBe(50_000)
+        expect(events.at(-1)?._tag).toBe("Result")
+      }).pipe(Effect.scoped),
+    30_000
+  )
+
   it.scoped("reporting progress without a token is a no-op", () =>
     Effect.gen(function*() {
       const Steps = McpServer.tool({
