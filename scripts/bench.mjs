@@ -13,8 +13,9 @@ const files = readdirSync(dir)
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort()
 
-const columns = ["workload", "ours", "theirs", "ratio"]
 const table = (rows) => {
+  // every key any row has, in first-seen order, with the ratio last
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].sort((a, b) => (a === "ratio") - (b === "ratio"))
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? "").length)))
   const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(" | ")} |`
   const body = rows.map((r) => line(columns.map((c) => r[c] ?? "")))

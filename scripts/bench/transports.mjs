@@ -1,0 +1,282 @@
+// Workload: an echo tools/call over real transports, effect-mcp against @modelcontextprotocol/sdk 1.32 and the
+// v2 SDK (@modelcontextprotocol/server + client 2.4), each side its own SDK, interleaved in one run. Servers are
+// real child processes: examples/everything for us, the interop fixtures for the SDKs. Over stdio and Streamable
+// HTTP (2025-11-25 sessions, and 2026-07-28 stateless where the SDK speaks it), sequential and 64 in flight:
+// calls/s, p50/p99 latency, CPU µs per call in the client (this process) and in the server (the child, from
+// /proc); then spawn+initialize over stdio, connect over HTTP, and a 1 MB text echoed over stdio.
+import { McpClient } from "@effect-mcp/core"
+import { McpHttpClient } from "@effect-mcp/http"
+import { StdioClientTransport } from "@effect-mcp/node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from "@modelcontextprotocol/client"
+import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/stdio"
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import { spawn } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+
+export const name = "transports"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+const fixtures = join(root, "examples", "interop", "test", "fixtures")
+const servers = {
+  ours: { script: join(root, "examples", "everything", "dist", "main.js"), stdio: ["--stdio"], http: ["--http"] },
+  v1: { script: join(fixtures, "sdk1-server.mjs"), stdio: [], http: ["http"] },
+  v2: { script: join(fixtures, "sdk2-server.mjs"), stdio: ["stdio"], http: ["http"] }
+}
+const CALLS = Number(process.env.BENCH_TRANSPORT_CALLS ?? 2000)
+const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+const IN_FLIGHT = 64
+const CLK_TCK = 100
+const megabyte = "x".repeat(1024 * 1024)
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const quantile = (xs, q) => xs[Math.min(xs.length - 1, Math.floor(xs.length * q))]
+
+/** A child's CPU time so far, in µs (Linux /proc; 0 elsewhere). */
+const childCpuUs = (pid) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) / CLK_TCK) * 1e6
+  } catch {
+    return 0
+  }
+}
+
+/** Finds the pid of the child running `script` (the one the client spawned) by scanning /proc. */
+const pidOf = (script) => {
+  try {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue
+      try {
+        const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8")
+        const parent = Number(readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1].split(" ")[1])
+        if (cmd.includes(script) && parent === process.pid) return Number(entry)
+      } catch {
+        // gone
+      }
+    }
+  } catch {
+    // no /proc
+  }
+  return undefined
+}
+
+/** Starts an HTTP server child; resolves with its URL and pid. */
+const listen = (who) =>
+  new Promise((ok, ko) => {
+    const child = spawn(process.execPath, [servers[who].script, ...servers[who].http], {
+      stdio: ["ignore", "pipe", "ignore"]
+    })
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      if (line.startsWith("LISTENING ")) ok({ url: line.slice(10), pid: child.pid, stop: () => child.kill("SIGKILL") })
+    })
+    child.on("error", ko)
+  })
+
+/** Our client over a transport Layer; `call(text)` echoes. */
+const oursClient = async (transport, revision) => {
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(
+    Layer.buildWithScope(
+      Layer.scoped(McpClient.McpClient, McpClient.make({ name: "bench", version: "1", revision })).pipe(
+        Layer.provide(transport)
+      ),
+      scope
+    )
+  )
+  const client = Context.get(context, McpClient.McpClient)
+  return {
+    call: (text) => Effect.runPromise(client.callTool("echo", { text })),
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+const sdkClient = async (client, transport) => {
+  await client.connect(transport)
+  return { call: (text) => client.callTool({ name: "echo", arguments: { text } }), close: () => client.close() }
+}
+
+/** Connects `who` over `how` ("stdio", "http", "stateless"); resolves with { call, close, serverPid }. */
+const connect = async (who, how) => {
+  const s = servers[who]
+  const http = how === "stdio" ? undefined : await listen(who)
+  const revision = how === "stateless" ? "2026-07-28" : "2025-11-25"
+  let peer
+  if (who === "ours") {
+    peer = await oursClient(
+      http === undefined
+        ? StdioClientTransport.layer({ command: process.execPath, args: [s.script, ...s.stdio], stderr: "ignore" })
+        : McpHttpClient.layer({ url: http.url }).pipe(Layer.provide(NodeHttpClient.layer)),
+      revision
+    )
+  } else if (who === "v1") {
+    peer = await sdkClient(
+      new V1Client({ name: "bench", version: "1" }),
+      http === undefined
+        ? new V1Stdio({ command: process.execPath, args: [s.script, ...s.stdio], stderr: "ignore" })
+        : new V1Http(new URL(http.url))
+    )
+  } else {
+    peer = await sdkClient(
+      new V2Client(
+        { name: "bench", version: "1" },
+        how === "stateless" ? { versionNegotiation: { mode: "auto" } } : { supportedProtocolVersions: [revision] }
+      ),
+      http === undefined
+        ? new V2Stdio({ command: process.execPath, args: [s.script, ...s.stdio], stderr: "ignore" })
+        : new V2Http(new URL(http.url))
+    )
+  }
+  const serverPid = http?.pid ?? pidOf(s.script)
+  return {
+    ...peer,
+    serverPid,
+    close: async () => {
+      await peer.close()
+      http?.stop()
+    }
+  }
+}
+
+/** Runs `calls` echo calls with `concurrency` in flight. */
+const measure = async (peer, concurrency, calls, text = "hello") => {
+  const latencies = []
+  let next = 0
+  const server0 = peer.serverPid === undefined ? 0 : childCpuUs(peer.serverPid)
+  const cpu0 = process.cpuUsage()
+  const t0 = process.hrtime.bigint()
+  const worker = async () => {
+    while (next < calls) {
+      next++
+      const start = process.hrtime.bigint()
+      await peer.call(text)
+      latencies.push(Number(process.hrtime.bigint() - start) / 1e3)
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9
+  const cpu = process.cpuUsage(cpu0)
+  const server = peer.serverPid === undefined ? NaN : childCpuUs(peer.serverPid) - server0
+  latencies.sort((a, b) => a - b)
+  return {
+    rps: calls / seconds,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    clientUs: (cpu.user + cpu.system) / calls,
+    serverUs: server / calls
+  }
+}
+
+const whos = (how) => (how === "stateless" ? ["ours", "v2"] : ["ours", "v1", "v2"])
+const label = { ours: "ours", v1: "sdk 1.32", v2: "sdk 2.4" }
+
+const summarise = (ms) => ({
+  rps: median(ms.map((m) => m.rps)),
+  p50: median(ms.map((m) => m.p50)),
+  p99: median(ms.map((m) => m.p99)),
+  clientUs: median(ms.map((m) => m.clientUs)),
+  serverUs: median(ms.map((m) => m.serverUs))
+})
+const cell = (m) =>
+  `${m.rps.toFixed(0)}/s, p50 ${(m.p50 / 1000).toFixed(2)} ms, p99 ${(m.p99 / 1000).toFixed(2)} ms, CPU µs client ${
+    m.clientUs.toFixed(0)
+  } server ${Number.isNaN(m.serverUs) ? "?" : m.serverUs.toFixed(0)}`
+
+/** Runs the workload and returns its rows. */
+export const run = async () => {
+  const rows = []
+  const hows = ["stdio", "http", "stateless"]
+  for (const how of hows) {
+    for (const [mode, concurrency] of [["sequential", 1], [`${IN_FLIGHT} in flight`, IN_FLIGHT]]) {
+      const results = Object.fromEntries(whos(how).map((w) => [w, []]))
+      const calls = how === "stdio" ? CALLS : Math.ceil(CALLS / 2)
+      for (let i = 0; i < RUNS + 1; i++) {
+        for (const who of whos(how)) {
+          const peer = await connect(who, how)
+          const m = await measure(peer, concurrency, calls)
+          await peer.close()
+          if (i > 0) results[who].push(m) // the first round warms up
+        }
+      }
+      const s = Object.fromEntries(Object.entries(results).map(([w, ms]) => [w, summarise(ms)]))
+      const what = how === "stdio" ? "stdio" : how === "http" ? "HTTP 2025-11-25 session" : "HTTP 2026-07-28 stateless"
+      const row = { workload: `echo over ${what}, ${mode}`, ours: cell(s.ours) }
+      for (const w of ["v1", "v2"]) if (s[w] !== undefined) row[label[w]] = cell(s[w])
+      row.ratio = ["v1", "v2"].filter((w) => s[w] !== undefined).map((w) =>
+        `${(s.ours.rps / s[w].rps).toFixed(2)}× ${label[w]}`
+      ).join(", ")
+      rows.push(row)
+      process.stderr.write(`bench: ${row.workload} done\n`)
+    }
+  }
+  // connection set-up: spawn+initialize over stdio, connect over HTTP (server already listening)
+  for (const how of ["stdio", "http"]) {
+    const times = { ours: [], v1: [], v2: [] }
+    for (let i = 0; i < RUNS * 3 + 1; i++) {
+      for (const who of ["ours", "v1", "v2"]) {
+        const http = how === "http" ? await listen(who) : undefined
+        const t0 = process.hrtime.bigint()
+        const peer = how === "http"
+          ? await connectTo(who, http.url)
+          : await connect(who, "stdio")
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6
+        await peer.close()
+        http?.stop()
+        if (i > 0) times[who].push(ms)
+      }
+    }
+    const m = Object.fromEntries(Object.entries(times).map(([w, t]) => [w, median(t)]))
+    rows.push({
+      workload: how === "stdio" ? "spawn + initialize over stdio" : "connect over HTTP (2025-11-25)",
+      ours: `${m.ours.toFixed(1)} ms`,
+      [label.v1]: `${m.v1.toFixed(1)} ms`,
+      [label.v2]: `${m.v2.toFixed(1)} ms`,
+      ratio: `${(m.v1 / m.ours).toFixed(2)}× faster than ${label.v1}, ${(m.v2 / m.ours).toFixed(2)}× than ${label.v2}`
+    })
+  }
+  // a 1 MB text, echoed over stdio
+  const big = Object.fromEntries(["ours", "v1", "v2"].map((w) => [w, []]))
+  for (let i = 0; i < RUNS + 1; i++) {
+    for (const who of ["ours", "v1", "v2"]) {
+      const peer = await connect(who, "stdio")
+      const m = await measure(peer, 1, 20, megabyte)
+      await peer.close()
+      if (i > 0) big[who].push(m)
+    }
+  }
+  const b = Object.fromEntries(Object.entries(big).map(([w, ms]) => [w, summarise(ms)]))
+  rows.push({
+    workload: "1 MB text echoed over stdio, sequential",
+    ours: cell(b.ours),
+    [label.v1]: cell(b.v1),
+    [label.v2]: cell(b.v2),
+    ratio: `${(b.ours.rps / b.v1.rps).toFixed(2)}× ${label.v1}, ${(b.ours.rps / b.v2.rps).toFixed(2)}× ${label.v2}`
+  })
+  return rows
+}
+
+/** Connects a 2025-11-25 client of `who` to a listening URL. */
+const connectTo = async (who, url) => {
+  if (who === "ours") {
+    return oursClient(McpHttpClient.layer({ url }).pipe(Layer.provide(NodeHttpClient.layer)), "2025-11-25")
+  }
+  if (who === "v1") return sdkClient(new V1Client({ name: "bench", version: "1" }), new V1Http(new URL(url)))
+  return sdkClient(
+    new V2Client({ name: "bench", version: "1" }, { supportedProtocolVersions: ["2025-11-25"] }),
+    new V2Http(new URL(url))
+  )
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const row of await run()) process.stdout.write(`${JSON.stringify(row)}\n`)
+}
