@@ -11,7 +11,20 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
 import { z } from "zod"
+
+setFlagsFromString("--expose-gc")
+const gc = runInNewContext("gc")
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 1000)
+const GROWTH_CALLS = Number(process.env.BENCH_GROWTH_CALLS ?? 100_000)
+
+/** The heap after full collections. */
+const settledHeap = () => {
+  for (let i = 0; i < 3; i++) gc()
+  return process.memoryUsage().heapUsed
+}
 
 export const name = "in-memory tools/call"
 
@@ -73,9 +86,54 @@ const theirs = async () => {
   }
 }
 
+/** Heap bytes per live client+server pair, with PAIRS pairs connected at once. */
+const heapPerPair = async (make) => {
+  const before = settledHeap()
+  const peers = []
+  for (let i = 0; i < PAIRS; i++) peers.push(await make())
+  for (const p of peers) await p.call() // every pair has served a call
+  const after = settledHeap()
+  for (const p of peers) await p.close()
+  return (after - before) / PAIRS
+}
+
+/** Heap growth in bytes per call over GROWTH_CALLS sequential calls on one pair (after a warm-up). */
+const growthPerCall = async (make) => {
+  const peer = await make()
+  for (let i = 0; i < 10_000; i++) await peer.call()
+  const before = settledHeap()
+  for (let i = 0; i < GROWTH_CALLS; i++) await peer.call()
+  const after = settledHeap()
+  await peer.close()
+  return (after - before) / GROWTH_CALLS
+}
+
 /** Runs the workload and returns its rows. */
 export const run = async () => {
   const rows = []
+  const pair = { ours: [], theirs: [] }
+  const growth = { ours: [], theirs: [] }
+  for (let i = 0; i < Math.max(1, Math.ceil(RUNS / 2)); i++) {
+    for (const [who, make] of [["ours", ours], ["theirs", theirs]]) {
+      pair[who].push(await heapPerPair(make))
+      growth[who].push(await growthPerCall(make))
+    }
+  }
+  const kb = (b) => `${(b / 1024).toFixed(1)} KB`
+  const o = median(pair.ours)
+  const t = median(pair.theirs)
+  rows.push({
+    workload: `in-memory heap per live client+server pair (${PAIRS} pairs)`,
+    ours: kb(o),
+    theirs: kb(t),
+    ratio: `${(o / t).toFixed(2)}× the heap`
+  })
+  rows.push({
+    workload: `in-memory heap growth over ${GROWTH_CALLS} calls`,
+    ours: `${median(growth.ours).toFixed(2)} B/call`,
+    theirs: `${median(growth.theirs).toFixed(2)} B/call`,
+    ratio: ""
+  })
   for (const [label, concurrency] of [["sequential", 1], [`${IN_FLIGHT} in flight`, IN_FLIGHT]]) {
     const results = { ours: [], theirs: [] }
     for (let i = 0; i < RUNS + 1; i++) {
