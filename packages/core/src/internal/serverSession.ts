@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { CacheableMethod, McpServerService } from "../McpServer.js"
@@ -736,25 +737,30 @@ export const make = (
     const startPushes = Effect.gen(function*() {
       const changes = yield* PubSub.subscribe(server.changes)
       const updates = yield* PubSub.subscribe(server.resourceUpdates)
-      yield* Stream.fromQueue(changes).pipe(
-        Stream.groupedWithin(1024, debounce),
-        Stream.runForEach((kinds) =>
-          Effect.forEach(new Set(kinds), (kind) => {
+      // Plain loops over the subscriptions, not Streams: a session is cheap to keep open by the thousand.
+      // Changes within `debounce` of the first one go out as one notification per list.
+      yield* Queue.take(changes).pipe(
+        Effect.zipLeft(Effect.sleep(debounce)),
+        Effect.flatMap((first) => Effect.map(Queue.takeAll(changes), (rest) => new Set([first, ...rest]))),
+        Effect.flatMap((kinds) =>
+          Effect.forEach(kinds, (kind) => {
             const rev = revision
             if (!ready || rev === undefined) return Effect.void
             const declared = record(record(serverCapabilities)[kind])
             return declared.listChanged === true ? notify(listChangedMethod[kind], rev, {}) : Effect.void
           }, { discard: true })
         ),
+        Effect.forever,
         Effect.forkScoped
       )
-      yield* Stream.fromQueue(updates).pipe(
-        Stream.runForEach((uri) => {
+      yield* Queue.take(updates).pipe(
+        Effect.flatMap((uri) => {
           const rev = revision
           return rev !== undefined && subscriptions.has(uri)
             ? notify("notifications/resources/updated", rev, { uri })
             : Effect.void
         }),
+        Effect.forever,
         Effect.forkScoped
       )
     }).pipe(Scope.extend(sessionScope))
