@@ -84,7 +84,7 @@ describe("StdioClientTransport against a real child process", () => {
         if (revision !== undefined) expect(client.revision).toBe(revision)
 
         const tools = yield* client.listTools()
-        expect(tools.map((t) => t.name)).toEqual(["echo", "slow", "garbage", "crash", "pid"])
+        expect(tools.map((t) => t.name)).toEqual(["echo", "slow", "flood", "garbage", "crash", "pid"])
 
         expect(text(yield* client.callTool("echo", { text: "héllo 🌍" }))).toBe("héllo 🌍")
 
