@@ -13,7 +13,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
 import * as FiberMap from "effect/FiberMap"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -98,7 +97,10 @@ interface Pending {
   readonly method: string
   readonly timeoutMs: number
   readonly deadlineMs: number
-  readonly deferred: Deferred.Deferred<Record<string, unknown>, RequestFailure>
+  /** Resumes the caller, once it waits (an async callback, lighter than a Deferred per request). */
+  resume: ((outcome: Effect.Effect<Record<string, unknown>, RequestFailure>) => void) | undefined
+  /** The outcome, when it came before the caller waited. */
+  outcome: Effect.Effect<Record<string, unknown>, RequestFailure> | undefined
   readonly onProgress: ((p: Progress) => void) | undefined
   readonly resets: boolean
   lastActivity: number
@@ -107,6 +109,25 @@ interface Pending {
 const internalError: JsonRpc.ErrorObject = { code: McpError.codes.InternalError, message: "Internal error" }
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Settles a pending request: resumes its caller, or keeps the outcome for when it waits. */
+const complete = (entry: Pending, outcome: Effect.Effect<Record<string, unknown>, RequestFailure>): void => {
+  if (entry.resume !== undefined) {
+    const resume = entry.resume
+    entry.resume = undefined
+    resume(outcome)
+  } else entry.outcome ??= outcome
+}
+
+/** Waits for a pending request's outcome. */
+const outcomeOf = (entry: Pending) =>
+  Effect.async<Record<string, unknown>, RequestFailure>((resume) => {
+    if (entry.outcome !== undefined) return resume(entry.outcome)
+    entry.resume = resume
+    return Effect.sync(() => {
+      entry.resume = undefined
+    })
+  })
 
 const looksLikeResponse = (u: unknown): boolean => isRecord(u) && !("method" in u) && ("result" in u || "error" in u)
 
@@ -180,9 +201,11 @@ export const make = (
           )
         }
         pending.delete(response.id)
-        return "error" in response
-          ? Deferred.fail(entry.deferred, McpError.fromWire(response.error))
-          : Deferred.succeed(entry.deferred, response.result)
+        complete(
+          entry,
+          "error" in response ? Effect.fail(McpError.fromWire(response.error)) : Effect.succeed(response.result)
+        )
+        return Effect.void
       })
 
     // ---------- notifications the engine owns ----------
@@ -322,10 +345,8 @@ export const make = (
         closed = true
         const waiting = [...pending.values()]
         pending.clear()
-        return Effect.forEach(waiting, (p) => Deferred.fail(p.deferred, new ConnectionClosed({ reason, ...exit })), {
-          discard: true
-        }).pipe(
-          Effect.zipRight(FiberMap.clear(inflight)),
+        for (const p of waiting) complete(p, Effect.fail(new ConnectionClosed({ reason, ...exit })))
+        return FiberMap.clear(inflight).pipe(
           Effect.zipRight(Deferred.succeed(closedSignal, undefined))
         )
       })
@@ -367,18 +388,21 @@ export const make = (
           if (now >= Math.min(entry.lastActivity + entry.timeoutMs, entry.deadlineMs)) expired.push([id, entry])
         }
         if (pending.size === expired.length) sweeperIdle.unsafeClose()
-        return Effect.forEach(expired, ([id, entry]) => {
+        for (const [id, entry] of expired) {
           pending.delete(id)
-          return Deferred.fail(
-            entry.deferred,
-            new McpError.RequestTimeout({
-              message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${
-                now - entry.lastActivity
-              } ms`,
-              method: entry.method
-            })
+          complete(
+            entry,
+            Effect.fail(
+              new McpError.RequestTimeout({
+                message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${
+                  now - entry.lastActivity
+                } ms`,
+                method: entry.method
+              })
+            )
           )
-        }, { discard: true })
+        }
+        return Effect.void
       }))
     yield* sweeperIdle.await.pipe(
       Effect.zipRight(Effect.sleep(Duration.millis(resolution))),
@@ -400,14 +424,14 @@ export const make = (
         if (closed) return Effect.fail(new ConnectionClosed({ reason: "the connection has ended" }))
         const id = nextId++
         const now = clock.unsafeCurrentTimeMillis()
-        const deferred = Deferred.unsafeMake<Record<string, unknown>, RequestFailure>(FiberId.none)
         const entry: Pending = {
           method,
           timeoutMs: requestOptions.timeout === undefined ? defaultTimeout : Duration.toMillis(requestOptions.timeout),
           deadlineMs: requestOptions.maxTotalTimeout === undefined
             ? Number.POSITIVE_INFINITY
             : now + Duration.toMillis(requestOptions.maxTotalTimeout),
-          deferred,
+          resume: undefined,
+          outcome: undefined,
           onProgress: requestOptions.onProgress,
           resets: requestOptions.resetTimeoutOnProgress ?? true,
           lastActivity: now
@@ -424,7 +448,7 @@ export const make = (
           JsonRpc.request(id, method, withToken),
           related === undefined ? undefined : { relatedRequestId: related }
         ).pipe(
-          Effect.zipRight(Deferred.await(deferred)),
+          Effect.zipRight(outcomeOf(entry)),
           Effect.onExit((exit) => {
             pending.delete(id)
             if (Exit.isSuccess(exit)) return Effect.void
