@@ -85,6 +85,33 @@ describe("HostConfig", () => {
 
 describe("McpHost", () => {
   it.live(
+    "a server that hangs (SIGSTOP) fails its health check and is replaced; the frozen child is killed",
+    () =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const host = yield* McpHost.make({
+          servers: { a: { command: process.execPath, args: [scenarios, "--stdio"] } },
+          restart: fastRestart,
+          healthCheck: { interval: "200 millis", timeout: "300 millis" },
+          stderr: "ignore"
+        }).pipe(Scope.extend(scope))
+        const events = yield* host.events.pipe(Stream.runCollect, Effect.fork)
+        const pid = (yield* host.statuses)[0]!.pid!
+        process.kill(pid, "SIGSTOP")
+        const back = yield* eventually(host.statuses, (s) => s[0]!.state === "Up" && s[0]!.pid !== pid)
+        yield* eventually(Effect.sync(() => alive(pid)), (a) => !a)
+        expect((yield* host.callTool("a__echo", { text: "awake" })).content).toEqual([{ type: "text", text: "awake" }])
+        yield* Scope.close(scope, Exit.void)
+        const down = Chunk.toReadonlyArray(yield* Fiber.join(events)).find((e) =>
+          e._tag === "ServerDown" && e.server === "a"
+        )
+        expect(down && HostEvent.describe(down)).toMatch(/health check failed/)
+        yield* eventually(Effect.sync(() => alive(back[0]!.pid!)), (a) => !a)
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
     "three servers, one catalogue; kill -9 one mid-call: it comes back, the others never notice",
     () =>
       Effect.gen(function*() {
