@@ -34,6 +34,9 @@ const rssOf = (pid) => {
 }
 
 const server = spawn(process.execPath, [everything, "--http"], { stdio: ["ignore", "pipe", "inherit"] })
+// The server goes with us, however we end.
+process.on("exit", () => server.kill("SIGKILL"))
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => process.exit(130))
 const url = await new Promise((ok, ko) => {
   createInterface({ input: server.stdout }).on("line", (l) => l.startsWith("LISTENING ") && ok(l.slice(10)))
   server.on("exit", (code) => ko(new Error(`the server exited with ${code}`)))

@@ -18,6 +18,7 @@ const end = (
   outbox: Queue.Queue<Transport.Incoming>
 ): Transport.TransportService => ({
   incoming: Stream.fromQueue(inbox),
+  inbox,
   send: (message) =>
     Effect.suspend(() =>
       outbox.unsafeOffer(Transport.frame(message))

@@ -7,6 +7,7 @@ import type { JsonRpc } from "@effect-mcp/schema"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
+import type * as Queue from "effect/Queue"
 import type * as Stream from "effect/Stream"
 
 /** Who the transport authenticated the sender of a frame as (e.g. a verified bearer token). */
@@ -78,6 +79,12 @@ export interface TransportService {
   readonly incoming: Stream.Stream<Incoming, TransportError>
   /** Sends one message or a batch to the peer. */
   readonly send: (message: Outgoing, options?: SendOptions) => Effect.Effect<void, TransportError>
+  /**
+   * The queue `incoming` is read from, for a transport whose frames already wait in one and that never fails:
+   * the engine then takes from it directly, without a Stream's machinery per frame. Shutting it down is the
+   * peer going away. Optional; `incoming` stays the contract.
+   */
+  readonly inbox?: Queue.Dequeue<Incoming>
 }
 
 /** The transport an engine runs over. */

@@ -637,6 +637,7 @@ export const make = (
 
     return {
       incoming: Stream.fromQueue(incoming),
+      inbox: incoming,
       send
     }
   })

@@ -360,6 +360,7 @@ const makeHandler = (options: Options) =>
         }
         const transport: Transport.TransportService = {
           incoming: Stream.fromQueue(incoming),
+          inbox: incoming,
           send: (message, sendOptions) => deliver(session, message, sendOptions?.relatedRequestId)
         }
         sessions.set(id, session)
@@ -678,6 +679,7 @@ const makeHandler = (options: Options) =>
         stream.pending.add(requestId)
         const transport: Transport.TransportService = {
           incoming: Stream.fromQueue(incoming),
+          inbox: incoming,
           send: (message, sendOptions) =>
             Effect.suspend(() => {
               const ids = responseIds(message)
@@ -808,6 +810,7 @@ const makeHandler = (options: Options) =>
       legacySessions.set(id, { incoming })
       const transport: Transport.TransportService = {
         incoming: Stream.fromQueue(incoming),
+        inbox: incoming,
         send: (message) => Queue.offer(outgoing, message).pipe(Effect.asVoid)
       }
       yield* McpServer.serve.pipe(

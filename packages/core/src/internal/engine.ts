@@ -15,6 +15,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ConnectionClosed } from "../Errors.js"
@@ -353,13 +354,22 @@ export const make = (
 
     yield* Effect.addFinalizer(() => shutdown("the connection's scope closed"))
 
-    yield* transport.incoming.pipe(
-      Stream.runForEachChunk((chunk) => Effect.forEach(chunk, handleIncoming, { discard: true })),
+    const inbox = transport.inbox
+    const handleChunk = (chunk: Iterable<Transport.Incoming>) =>
+      Effect.forEach(chunk, handleIncoming, { discard: true })
+    // A queue is read directly (a taker per wait, no Stream machinery per frame); its shutdown is the peer leaving.
+    const reading: Effect.Effect<void, Transport.TransportError> = inbox === undefined
+      ? Stream.runForEachChunk(transport.incoming, handleChunk)
+      : Effect.forever(Effect.flatMap(Queue.takeBetween(inbox, 1, 4096), handleChunk))
+    yield* reading.pipe(
       Effect.matchCauseEffect({
         onSuccess: () => shutdown("the peer closed the connection"),
         onFailure: (cause) =>
           Cause.isInterruptedOnly(cause)
-            ? shutdown("the connection was interrupted")
+            ? Effect.flatMap(
+              inbox === undefined ? Effect.succeed(false) : inbox.isShutdown,
+              (gone) => shutdown(gone ? "the peer closed the connection" : "the connection was interrupted")
+            )
             : Effect.logDebug("effect-mcp: transport failed", cause).pipe(
               Effect.zipRight(
                 Option.match(Cause.failureOption(cause), {
