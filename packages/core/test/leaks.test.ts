@@ -54,6 +54,29 @@ const idle = (server: McpServer.McpServerService, client: McpClient.McpClientSer
     return s.inFlight === 0 && s.pending === 0 && c.pending === 0 && c.inFlight === 0
   })
 
+/**
+ * Runs a warm-up round, takes the heap baseline, runs CALLS more calls in rounds, then checks that every
+ * handler was interrupted, nothing is left on either side, the heap came back, and the connection serves.
+ */
+const soakRounds = <E>(
+  counts: { readonly started: number; readonly interrupted: number },
+  round: (n: number) => Effect.Effect<void, E>
+) =>
+  Effect.gen(function*() {
+    const client = yield* McpClient.McpClient
+    const server = yield* McpServer.McpServer
+    yield* round(ROUND)
+    const baseline = yield* settledHeap
+    for (let done = 0; done < CALLS; done += ROUND) yield* round(Math.min(ROUND, CALLS - done))
+    expect(counts.interrupted).toBe(counts.started)
+    expect(counts.started).toBe(CALLS + ROUND)
+    expect(server.stats()).toEqual({ connections: 1, inFlight: 0, pending: 0 })
+    expect(client.stats()).toEqual({ pending: 0, inFlight: 0 })
+    const after = yield* settledHeap
+    expect(after / baseline).toBeLessThan(1.1)
+    expect((yield* client.listTools()).map((t) => t.name)).toEqual(["slow"])
+  })
+
 describe.each(["2025-11-25", "2026-07-28"] as const)("leaks (%s)", (revision) => {
   it.live(`${CALLS} calls cancelled mid-flight leave no fiber, no pending request, no heap`, () => {
     const { counts, layer } = slowServer()
@@ -72,16 +95,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("leaks (%s)", (revision) =>
           yield* Fiber.interruptAll(fibers)
           yield* idle(server, client)
         })
-      yield* round(ROUND)
-      const baseline = yield* settledHeap
-      for (let done = 0; done < CALLS; done += ROUND) yield* round(Math.min(ROUND, CALLS - done))
-      expect(counts.interrupted).toBe(counts.started)
-      expect(server.stats()).toEqual({ connections: 1, inFlight: 0, pending: 0 })
-      expect(client.stats()).toEqual({ pending: 0, inFlight: 0 })
-      const after = yield* settledHeap
-      expect(after / baseline).toBeLessThan(1.1)
-      // and the connection still serves
-      expect((yield* client.listTools()).map((t) => t.name)).toEqual(["slow"])
+      yield* soakRounds(counts, round)
     }).pipe(Effect.provide(McpTest.layer(layer, { name: "leaks", version: "1", revision })))
   }, 120_000)
 
@@ -100,16 +114,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("leaks (%s)", (revision) =>
           expect(new Set(failures.map((e) => e._tag))).toEqual(new Set(["RequestTimeout"]))
           yield* idle(server, client)
         })
-      yield* round(ROUND)
-      const baseline = yield* settledHeap
-      for (let done = 0; done < CALLS; done += ROUND) yield* round(Math.min(ROUND, CALLS - done))
-      expect(counts.interrupted).toBe(counts.started)
-      expect(counts.started).toBe(CALLS + ROUND)
-      expect(server.stats()).toEqual({ connections: 1, inFlight: 0, pending: 0 })
-      expect(client.stats()).toEqual({ pending: 0, inFlight: 0 })
-      const after = yield* settledHeap
-      expect(after / baseline).toBeLessThan(1.1)
-      expect((yield* client.listTools()).map((t) => t.name)).toEqual(["slow"])
+      yield* soakRounds(counts, round)
     }).pipe(Effect.provide(McpTest.layer(layer, { name: "leaks", version: "1", revision })))
   }, 120_000)
 })
