@@ -38,6 +38,11 @@ export interface Malformed {
   readonly _tag: "Malformed"
   /** Why the bytes could not be parsed. */
   readonly reason: string
+  /**
+   * When the bytes were a response too large to parse whose start could still be read: the id it answers, so
+   * that the request waiting for it fails at once instead of by its timeout.
+   */
+  readonly responseTo?: JsonRpc.RequestId
 }
 
 /** What a transport delivers to the engine. */
@@ -48,7 +53,8 @@ export const frame = (message: unknown, extra?: Omit<Frame, "_tag" | "message">)
   extra === undefined ? { _tag: "Frame", message } : { _tag: "Frame", message, ...extra }
 
 /** Builds a malformed-input marker. */
-export const malformed = (reason: string): Malformed => ({ _tag: "Malformed", reason })
+export const malformed = (reason: string, responseTo?: JsonRpc.RequestId): Malformed =>
+  responseTo === undefined ? { _tag: "Malformed", reason } : { _tag: "Malformed", reason, responseTo }
 
 /** Options of one send. */
 export interface SendOptions {

@@ -249,7 +249,8 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
               Effect.logWarning(`effect-mcp: dropped a line of the server's stdout: ${incoming.reason}`).pipe(
                 Effect.annotateLogs({ mcpServer: name, pid })
               ),
-              false
+              // A response too long to parse still reaches the engine, which fails the call it answers.
+              incoming.responseTo !== undefined
             )
         ),
         // A grandchild may hold stdout open after the child is gone.

@@ -115,6 +115,18 @@ describe("StdioClientTransport against a real child process", () => {
       expect(results.map(text)).toEqual(ids.map((i) => `call ${i}`))
     }))
 
+  it.scopedLive("a response above maxLineBytes fails its call at once with a TransportError; the client carries on", () =>
+    Effect.gen(function*() {
+      const transport = yield* fixtureTransport(markerFile(), { maxLineBytes: 64 * 1024 })
+      const client = yield* connect(transport, { requestTimeout: "30 seconds" })
+      const started = Date.now()
+      const error = yield* Effect.flip(client.callTool("echo", { text: "x".repeat(200_000) }))
+      expect(error).toMatchObject({ _tag: "TransportError" })
+      expect(error.message).toMatch(/longer than 65536 bytes/)
+      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(text(yield* client.callTool("echo", { text: "small" }))).toBe("small")
+    }))
+
   it.scopedLive("stdin EOF: closing the scope closes stdin, the server exits 0 and its finalizer ran", () =>
     Effect.gen(function*() {
       const marker = markerFile()

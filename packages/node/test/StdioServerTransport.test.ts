@@ -129,6 +129,27 @@ describe("the NDJSON splitter", () => {
     expect(out[1]).toEqual(Transport.frame({ b: 2 }))
   })
 
+  it("a too-long line that starts as a response names the id it answers; a too-long request does not", () => {
+    const splitter = Ndjson.makeSplitter({ maxLineBytes: 64 })
+    const big = "x".repeat(200)
+    const out = [
+      ...splitter.push(bytes(`{"jsonrpc":"2.0","id":"r-1","result":{"t":"${big}"}}\n`)),
+      ...splitter.push(bytes(`{"jsonrpc":"2.0","id":7,"er`)),
+      ...splitter.push(bytes(`ror":{"code":1,"message":"${big}"}}\n`)),
+      ...splitter.push(bytes(`{"jsonrpc":"2.0","id":8,"method":"x","params":{"t":"${big}"}}\n`)),
+      // cut in the id, then overflowing before the newline arrives
+      ...splitter.push(bytes(`{"jsonrpc":"2.0","id":12`)),
+      ...splitter.push(bytes(`34,"result":{"t":"${big}`)),
+      ...splitter.push(bytes(`"}}\n`))
+    ]
+    expect(out).toEqual([
+      { _tag: "Malformed", reason: "the line is longer than 64 bytes", responseTo: "r-1" },
+      { _tag: "Malformed", reason: "the line is longer than 64 bytes", responseTo: 7 },
+      { _tag: "Malformed", reason: "the line is longer than 64 bytes" },
+      { _tag: "Malformed", reason: "the line is longer than 64 bytes", responseTo: 1234 }
+    ])
+  })
+
   it.effect("decodes a byte stream", () =>
     Effect.gen(function*() {
       const chunks = Stream.fromIterable([bytes("{\"a\":"), bytes("1}\n\n{\"b\""), bytes(":2}")])

@@ -315,6 +315,22 @@ export const make = (
 
     const handleIncoming = (incoming: Transport.Incoming): Effect.Effect<void> => {
       if (incoming._tag === "Malformed") {
+        // A response too large to parse: its request fails now (responses are never answered).
+        const responseTo = incoming.responseTo
+        if (responseTo !== undefined) {
+          const entry = pending.get(responseTo)
+          if (entry === undefined) {
+            return Effect.logWarning(
+              `effect-mcp: dropped a response for request id ${JSON.stringify(responseTo)}: ${incoming.reason}`
+            )
+          }
+          pending.delete(responseTo)
+          complete(
+            entry,
+            Effect.fail(new Transport.TransportError({ reason: `the response was dropped: ${incoming.reason}` }))
+          )
+          return Effect.void
+        }
         return sendQuietly(
           JsonRpc.failure(null, { code: McpError.codes.ParseError, message: `Parse error: ${incoming.reason}` })
         )

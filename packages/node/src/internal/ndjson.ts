@@ -6,6 +6,7 @@
  * message as one line.
  */
 import { Transport } from "@effect-mcp/core"
+import type { JsonRpc } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { TextDecoder } from "node:util"
@@ -43,6 +44,36 @@ export const parseLine = (bytes: Uint8Array, decoder: TextDecoder): Transport.In
   }
 }
 
+// `{"jsonrpc":"2.0","id":<id>,"result"` or `"error"`, the order every MCP implementation writes a response in.
+const responseStart =
+  /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,\s*"(?:result|error)"/
+const lenient = new TextDecoder("utf-8")
+
+/** The id of the response a line begins, read from its first bytes (undefined when it does not look like one). */
+const responseIdOf = (start: Uint8Array): JsonRpc.RequestId | undefined => {
+  const match = responseStart.exec(lenient.decode(start.subarray(0, 512)))
+  if (match === null) return undefined
+  try {
+    const id: unknown = JSON.parse(match[1]!)
+    return typeof id === "string" || Number.isSafeInteger(id) ? (id as JsonRpc.RequestId) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The first `n` bytes of the concatenation of `parts`. */
+const prefix = (parts: ReadonlyArray<Uint8Array>, n: number): Uint8Array => {
+  const out = new Uint8Array(Math.min(n, parts.reduce((sum, p) => sum + p.length, 0)))
+  let at = 0
+  for (const part of parts) {
+    if (at >= out.length) break
+    const piece = part.subarray(0, out.length - at)
+    out.set(piece, at)
+    at += piece.length
+  }
+  return out
+}
+
 /** A stateful splitter: feed it chunks, get the complete lines' frames back. */
 export interface Splitter {
   /** Consumes a chunk; returns what the complete lines in it (with the bytes held back before) parse to. */
@@ -58,7 +89,8 @@ export const makeSplitter = (options: Options = {}): Splitter => {
   let held: Array<Uint8Array> = []
   let heldBytes = 0
   let discarding = false
-  const tooLong = () => Transport.malformed(`the line is longer than ${max} bytes`)
+  const tooLong = (start: Uint8Array | undefined) =>
+    Transport.malformed(`the line is longer than ${max} bytes`, start === undefined ? undefined : responseIdOf(start))
 
   const take = (last: Uint8Array): Uint8Array => {
     if (held.length === 0) return last
@@ -76,7 +108,7 @@ export const makeSplitter = (options: Options = {}): Splitter => {
 
   const emit = (out: Array<Transport.Incoming>, line: Uint8Array) => {
     if (line.length > max) {
-      out.push(tooLong())
+      out.push(tooLong(line))
       return
     }
     const incoming = parseLine(line, decoder)
@@ -101,10 +133,11 @@ export const makeSplitter = (options: Options = {}): Splitter => {
       if (start < chunk.length && !discarding) {
         const rest = chunk.slice(start)
         if (heldBytes + rest.length > max) {
+          const start = prefix([...held, rest], 512)
           held = []
           heldBytes = 0
           discarding = true
-          out.push(tooLong())
+          out.push(tooLong(start))
         } else {
           held.push(rest)
           heldBytes += rest.length
