@@ -193,21 +193,27 @@ export const make = (
 
     // ---------- responses to our requests ----------
 
-    const settle = (response: JsonRpc.Response) =>
+    /** Settles our request `id` with what its response says (a response for no such request is logged and dropped). */
+    const settleId = (
+      id: JsonRpc.RequestId | null,
+      outcome: () => Effect.Effect<Record<string, unknown>, RequestFailure>,
+      why = "unknown request id"
+    ) =>
       Effect.suspend(() => {
-        const entry = response.id === null ? undefined : pending.get(response.id)
-        if (entry === undefined || response.id === null) {
-          return Effect.logWarning(
-            `effect-mcp: dropped a response for unknown request id ${JSON.stringify(response.id)}`
-          )
+        const entry = id === null ? undefined : pending.get(id)
+        if (entry === undefined || id === null) {
+          return Effect.logWarning(`effect-mcp: dropped a response for ${why} ${JSON.stringify(id)}`)
         }
-        pending.delete(response.id)
-        complete(
-          entry,
-          "error" in response ? Effect.fail(McpError.fromWire(response.error)) : Effect.succeed(response.result)
-        )
+        pending.delete(id)
+        complete(entry, outcome())
         return Effect.void
       })
+
+    const settle = (response: JsonRpc.Response) =>
+      settleId(
+        response.id,
+        () => "error" in response ? Effect.fail(McpError.fromWire(response.error)) : Effect.succeed(response.result)
+      )
 
     // ---------- notifications the engine owns ----------
 
@@ -316,20 +322,12 @@ export const make = (
     const handleIncoming = (incoming: Transport.Incoming): Effect.Effect<void> => {
       if (incoming._tag === "Malformed") {
         // A response too large to parse: its request fails now (responses are never answered).
-        const responseTo = incoming.responseTo
-        if (responseTo !== undefined) {
-          const entry = pending.get(responseTo)
-          if (entry === undefined) {
-            return Effect.logWarning(
-              `effect-mcp: dropped a response for request id ${JSON.stringify(responseTo)}: ${incoming.reason}`
-            )
-          }
-          pending.delete(responseTo)
-          complete(
-            entry,
-            Effect.fail(new Transport.TransportError({ reason: `the response was dropped: ${incoming.reason}` }))
+        if (incoming.responseTo !== undefined) {
+          return settleId(
+            incoming.responseTo,
+            () => Effect.fail(new Transport.TransportError({ reason: `the response was dropped: ${incoming.reason}` })),
+            `request id (${incoming.reason})`
           )
-          return Effect.void
         }
         return sendQuietly(
           JsonRpc.failure(null, { code: McpError.codes.ParseError, message: `Parse error: ${incoming.reason}` })

@@ -89,8 +89,9 @@ export const makeSplitter = (options: Options = {}): Splitter => {
   let held: Array<Uint8Array> = []
   let heldBytes = 0
   let discarding = false
-  const tooLong = (start: Uint8Array | undefined) =>
-    Transport.malformed(`the line is longer than ${max} bytes`, start === undefined ? undefined : responseIdOf(start))
+  /** A line past the limit, given its first bytes (which may name the request it answers). */
+  const tooLong = (start: Uint8Array) =>
+    Transport.malformed(`the line is longer than ${max} bytes`, responseIdOf(start))
 
   const take = (last: Uint8Array): Uint8Array => {
     if (held.length === 0) return last
