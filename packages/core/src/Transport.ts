@@ -1,14 +1,13 @@
 /**
- * The transport contract: a Stream of incoming frames and a way to send messages. The engine
- * knows nothing of bytes, HTTP or Node; every transport (in-memory, stdio, Streamable HTTP) is a
- * Layer that provides this service.
+ * The transport contract: a receiving side that hands each incoming frame to the engine as it
+ * arrives, and a way to send messages. The engine knows nothing of bytes, HTTP or Node; every
+ * transport (in-memory, stdio, Streamable HTTP) is a Layer that provides this service.
  */
 import type { JsonRpc } from "@effect-mcp/schema"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import type * as Effect from "effect/Effect"
-import type * as Queue from "effect/Queue"
-import type * as Stream from "effect/Stream"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 
 /** Who the transport authenticated the sender of a frame as (e.g. a verified bearer token). */
 export interface AuthInfo {
@@ -79,19 +78,84 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   }
 }
 
+/** Hands one frame from the peer to the engine (synchronously; frames are handed over in the order they arrived). */
+export type Deliver = (incoming: Incoming) => void
+
 /** A bidirectional MCP message channel. */
 export interface TransportService {
-  /** Frames from the peer; the stream ends when the peer goes away. */
-  readonly incoming: Stream.Stream<Incoming, TransportError>
+  /**
+   * Runs the receiving side: hands every frame from the peer to `deliver` as it arrives, in order. Completes
+   * when the peer goes away, fails when the transport does. The engine calls it once, in a fiber of its own.
+   */
+  readonly receive: (deliver: Deliver) => Effect.Effect<void, TransportError>
   /** Sends one message or a batch to the peer. */
   readonly send: (message: Outgoing, options?: SendOptions) => Effect.Effect<void, TransportError>
-  /**
-   * The queue `incoming` is read from, for a transport whose frames already wait in one and that never fails:
-   * the engine then takes from it directly, without a Stream's machinery per frame. Shutting it down is the
-   * peer going away. Optional; `incoming` stays the contract.
-   */
-  readonly inbox?: Queue.Dequeue<Incoming>
 }
+
+/** `receive` for a transport whose frames arrive as a Stream: each chunk is handed over as it comes. */
+export const receiveStream = (incoming: Stream.Stream<Incoming, TransportError>): TransportService["receive"] =>
+(deliver) =>
+  Stream.runForEachChunk(incoming, (chunk) =>
+    Effect.sync(() => {
+      for (const item of chunk) deliver(item)
+    }))
+
+/**
+ * The receiving side of a transport whose frames are pushed in as they come (in-memory, HTTP): a frame pushed
+ * while the engine receives reaches it at once, in the pusher's call; one pushed before is kept until it does.
+ */
+export interface Inbound {
+  /** Hands a frame over (or keeps it until the engine receives); false once the inbound has ended. */
+  readonly push: (incoming: Incoming) => boolean
+  /** The peer went away: `receive` completes, once every frame kept so far is handed over. */
+  readonly end: () => void
+  /** Whether `end` was called. */
+  readonly isEnded: () => boolean
+  /** The transport's `receive`. */
+  readonly receive: TransportService["receive"]
+}
+
+const unsafeMakeInbound = (): Inbound => {
+  let receiver: Deliver | undefined
+  let kept: Array<Incoming> = []
+  let ended = false
+  let onEnd: (() => void) | undefined
+  return {
+    push: (incoming) => {
+      if (ended) return false
+      if (receiver === undefined) kept.push(incoming)
+      else receiver(incoming)
+      return true
+    },
+    end: () => {
+      if (ended) return
+      ended = true
+      const wake = onEnd
+      onEnd = undefined
+      wake?.()
+    },
+    isEnded: () => ended,
+    receive: (deliver) =>
+      Effect.async<void>((resume) => {
+        // Frames pushed while the kept ones are handed over join the end of the same array, in order.
+        for (let i = 0; i < kept.length; i++) deliver(kept[i]!)
+        kept = []
+        if (ended) return resume(Effect.void)
+        receiver = deliver
+        onEnd = () => {
+          receiver = undefined
+          resume(Effect.void)
+        }
+        return Effect.sync(() => {
+          receiver = undefined
+          onEnd = undefined
+        })
+      })
+  }
+}
+
+/** Makes an Inbound. */
+export const makeInbound: Effect.Effect<Inbound> = Effect.sync(unsafeMakeInbound)
 
 /** The transport an engine runs over. */
 export class Transport extends Context.Tag("@effect-mcp/core/Transport")<Transport, TransportService>() {}

@@ -8,7 +8,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
+
+/** Hands a frame to the engine on the other side. */
+const pushTo = (inbound: Transport.Inbound, incoming: Transport.Incoming): Effect.Effect<void> =>
+  Effect.sync(() => {
+    inbound.push(incoming)
+  })
 
 /** A raw peer of a server: send JSON (or garbage), read what the server sends. */
 export interface RawPeer {
@@ -25,10 +30,10 @@ export const rawPeer = <E>(
   server: Layer.Layer<McpServer.McpServer, E>
 ): Effect.Effect<RawPeer, E, Scope.Scope> =>
   Effect.gen(function*() {
-    const toServer = yield* Queue.unbounded<Transport.Incoming>()
+    const toServer = yield* Transport.makeInbound
     const fromServer = yield* Queue.unbounded<unknown>()
     const transport: Transport.TransportService = {
-      incoming: Stream.fromQueue(toServer, { shutdown: true }),
+      receive: toServer.receive,
       send: (m) => Queue.offer(fromServer, m).pipe(Effect.asVoid)
     }
     const context = yield* Layer.build(server)
@@ -37,13 +42,13 @@ export const rawPeer = <E>(
       Effect.provideService(Transport.Transport, transport),
       Effect.forkScoped
     )
-    const send = (message: unknown) => Queue.offer(toServer, Transport.frame(message)).pipe(Effect.asVoid)
+    const send = (message: unknown) => pushTo(toServer, Transport.frame(message))
     const next = Queue.take(fromServer)
     return {
       send,
-      sendMalformed: (reason) => Queue.offer(toServer, Transport.malformed(reason)).pipe(Effect.asVoid),
+      sendMalformed: (reason) => pushTo(toServer, Transport.malformed(reason)),
       next,
-      close: Queue.shutdown(toServer),
+      close: Effect.sync(toServer.end),
       handshake: (protocolVersion = "2025-11-25", capabilities = {}) =>
         Effect.gen(function*() {
           yield* send({
@@ -72,19 +77,19 @@ export const connect = <E>(
 
 /** A raw server for a client under test: the test reads what the client sends and answers by hand. */
 export const rawServer = Effect.gen(function*() {
-  const toClient = yield* Queue.unbounded<Transport.Incoming>()
+  const toClient = yield* Transport.makeInbound
   const fromClient = yield* Queue.unbounded<any>()
   const transport: Transport.TransportService = {
-    incoming: Stream.fromQueue(toClient, { shutdown: true }),
+    receive: toClient.receive,
     send: (m) => Queue.offer(fromClient, m).pipe(Effect.asVoid)
   }
-  const send = (message: unknown) => Queue.offer(toClient, Transport.frame(message)).pipe(Effect.asVoid)
+  const send = (message: unknown) => pushTo(toClient, Transport.frame(message))
   const next = Queue.take(fromClient)
   return {
     layer: Layer.succeed(Transport.Transport, transport),
     send,
     next,
-    close: Queue.shutdown(toClient),
+    close: Effect.sync(toClient.end),
     /** Answers the client's initialize (with the revision it asked for) and waits for initialized. */
     acceptHandshake: Effect.gen(function*() {
       const init = yield* next

@@ -365,7 +365,8 @@ describe("logging", () => {
       })
       const client = yield* connect(serverOf(Chatty), handshake)
       const messages = yield* client.logMessages.pipe(Stream.take(3), Stream.runCollect, Effect.fork)
-      yield* Effect.yieldNow()
+      // The forked stream subscribes on its first steps: the logs arrive within the call, so it must be subscribed first.
+      yield* Effect.repeatN(Effect.yieldNow(), 2)
       yield* client.callTool("chatty", {})
       yield* client.setLoggingLevel("warning")
       yield* client.callTool("chatty", {})

@@ -21,7 +21,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
-import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -110,7 +109,7 @@ export const make = (
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const url = typeof options.url === "string" ? options.url : options.url.toString()
-    const incoming = yield* Effect.acquireRelease(Queue.unbounded<Transport.Incoming>(), Queue.shutdown)
+    const incoming = yield* Effect.acquireRelease(Transport.makeInbound, (inbound) => Effect.sync(inbound.end))
     const exchanges = yield* FiberMap.make<JsonRpc.RequestId>()
     const reconnect = options.reconnect ??
       Schedule.exponential(Duration.millis(100)).pipe(Schedule.intersect(Schedule.recurs(8)))
@@ -174,14 +173,19 @@ export const make = (
         const screened = single !== undefined && stateless.get(single) === "tools/list"
           ? screenTools(message as Record<string, unknown>)
           : Effect.succeed(message)
-        return Effect.flatMap(screened, (m) => Queue.offer(incoming, Transport.frame(m))).pipe(Effect.asVoid)
+        return Effect.flatMap(screened, (m) =>
+          Effect.sync(() => {
+            incoming.push(Transport.frame(m))
+          }))
       })
 
     const receiveText = (data: string) => {
       const parsed = Wire.parseJson(data)
       return Either.isRight(parsed)
         ? receive(parsed.right)
-        : Queue.offer(incoming, Transport.malformed(parsed.left)).pipe(Effect.asVoid)
+        : Effect.sync(() => {
+          incoming.push(Transport.malformed(parsed.left))
+        })
     }
 
     // ---------- requests ----------
@@ -366,7 +370,7 @@ export const make = (
           }),
           Effect.ignore,
           // The legacy stream is the connection: when it ends, so does the transport.
-          Effect.ensuring(Queue.shutdown(incoming))
+          Effect.ensuring(Effect.sync(incoming.end))
         )
       )
       const endpoint = yield* Deferred.await(named).pipe(Effect.timeout(Duration.seconds(10)), Effect.option)
@@ -636,8 +640,7 @@ export const make = (
     )
 
     return {
-      incoming: Stream.fromQueue(incoming),
-      inbox: incoming,
+      receive: incoming.receive,
       send
     }
   })

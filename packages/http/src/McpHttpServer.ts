@@ -126,7 +126,7 @@ export const bearer =
 interface Session {
   readonly id: string
   readonly scope: Scope.CloseableScope
-  readonly incoming: Queue.Queue<Transport.Incoming>
+  readonly incoming: Transport.Inbound
   readonly standalone: Outbox.OutStream
   /** Live POST streams by key. */
   readonly streams: Map<string, Outbox.OutStream>
@@ -329,7 +329,7 @@ const makeHandler = (options: Options) =>
         s.closed = true
         sessions.delete(s.id)
         return Effect.gen(function*() {
-          yield* Queue.shutdown(s.incoming)
+          s.incoming.end()
           yield* Scope.close(s.scope, Exit.void)
           for (const stream of [...s.streams.values()]) yield* endStream(s, stream)
           if (s.standalone.evict !== undefined) yield* Deferred.succeed(s.standalone.evict, undefined)
@@ -341,7 +341,7 @@ const makeHandler = (options: Options) =>
       Effect.gen(function*() {
         const id = randomSessionId()
         const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
-        const incoming = yield* Queue.unbounded<Transport.Incoming>()
+        const incoming = yield* Transport.makeInbound
         const now = yield* Clock.currentTimeMillis
         const session: Session = {
           id,
@@ -359,8 +359,7 @@ const makeHandler = (options: Options) =>
           owner
         }
         const transport: Transport.TransportService = {
-          incoming: Stream.fromQueue(incoming),
-          inbox: incoming,
+          receive: incoming.receive,
           send: (message, sendOptions) => deliver(session, message, sendOptions?.relatedRequestId)
         }
         sessions.set(id, session)
@@ -518,7 +517,7 @@ const makeHandler = (options: Options) =>
         })
         const frame = Transport.frame(body, auth === undefined ? undefined : { auth })
         if (requestIds.length === 0) {
-          yield* Queue.offer(s.incoming, frame)
+          s.incoming.push(frame)
           yield* settleCancellations(s, items)
           yield* release
           return HttpServerResponse.empty({ status: 202 })
@@ -530,7 +529,7 @@ const makeHandler = (options: Options) =>
         }
         s.streams.set(stream.key, stream)
         if (isInit) s.initializeId = (body as { readonly id: JsonRpc.RequestId }).id
-        yield* Queue.offer(s.incoming, frame)
+        s.incoming.push(frame)
         yield* settleCancellations(s, items)
         if (isInit) {
           const first = yield* Queue.take(stream.queue).pipe(Effect.onInterrupt(() => release))
@@ -674,12 +673,11 @@ const makeHandler = (options: Options) =>
         const requestId = body.id
         // A listen stream is nothing but notifications: it is SSE whatever the response mode.
         const as = body.method === "subscriptions/listen" ? "sse" : mode
-        const incoming = yield* Queue.unbounded<Transport.Incoming>()
+        const incoming = yield* Transport.makeInbound
         const stream = yield* Outbox.make("r")
         stream.pending.add(requestId)
         const transport: Transport.TransportService = {
-          incoming: Stream.fromQueue(incoming),
-          inbox: incoming,
+          receive: incoming.receive,
           send: (message, sendOptions) =>
             Effect.suspend(() => {
               const ids = responseIds(message)
@@ -708,8 +706,7 @@ const makeHandler = (options: Options) =>
           Effect.ensuring(unanswered),
           Effect.forkIn(scope)
         )
-        yield* Queue.offer(
-          incoming,
+        incoming.push(
           Transport.frame(body, {
             revision: String(request.headers["mcp-protocol-version"]),
             ...(auth === undefined ? {} : { auth })
@@ -795,7 +792,7 @@ const makeHandler = (options: Options) =>
       ? {}
       : options.legacySse
     const messagesPath = legacy?.messagesPath ?? "/messages"
-    const legacySessions = new Map<string, { readonly incoming: Queue.Queue<Transport.Incoming> }>()
+    const legacySessions = new Map<string, { readonly incoming: Transport.Inbound }>()
 
     /** GET: a session lives as long as its SSE stream; the first event names where to POST. */
     const legacyStream = Effect.gen(function*() {
@@ -804,13 +801,12 @@ const makeHandler = (options: Options) =>
       if (Either.isLeft(auth)) return auth.left
       if (legacySessions.size >= maxSessions) return httpError(503, -32000, "Too many sessions")
       const id = randomSessionId()
-      const incoming = yield* Queue.unbounded<Transport.Incoming>()
+      const incoming = yield* Transport.makeInbound
       const outgoing = yield* Queue.unbounded<Transport.Outgoing>()
       const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
       legacySessions.set(id, { incoming })
       const transport: Transport.TransportService = {
-        incoming: Stream.fromQueue(incoming),
-        inbox: incoming,
+        receive: incoming.receive,
         send: (message) => Queue.offer(outgoing, message).pipe(Effect.asVoid)
       }
       yield* McpServer.serve.pipe(
@@ -822,7 +818,8 @@ const makeHandler = (options: Options) =>
       )
       const end = Effect.suspend(() => {
         legacySessions.delete(id)
-        return Queue.shutdown(incoming).pipe(Effect.zipRight(Scope.close(scope, Exit.void)))
+        incoming.end()
+        return Scope.close(scope, Exit.void)
       })
       const events = Stream.concat(
         Stream.make(Sse.endpoint(`${messagesPath}?sessionId=${id}`)),
@@ -843,10 +840,7 @@ const makeHandler = (options: Options) =>
       if (s === undefined) return httpError(404, -32001, "Session not found")
       const parsed = yield* jsonBody(request)
       if (Either.isLeft(parsed)) return parsed.left
-      yield* Queue.offer(
-        s.incoming,
-        Transport.frame(parsed.right, auth.right === undefined ? undefined : { auth: auth.right })
-      )
+      s.incoming.push(Transport.frame(parsed.right, auth.right === undefined ? undefined : { auth: auth.right }))
       return HttpServerResponse.text("Accepted", { status: 202 })
     })
 

@@ -7,7 +7,7 @@
  *   well-behaved server exits on EOF), then the group gets SIGTERM, then SIGKILL, each step after
  *   a grace period (default 2 s) in which the group has not emptied.
  * - The child's stderr lines are forwarded to Effect's logger and the last ones are kept.
- * - When the child exits, the incoming stream fails with `ServerExited` (a TransportError that
+ * - When the child exits, receiving fails with `ServerExited` (a TransportError that
  *   carries the exit code, the signal and the tail of stderr), so every pending call fails with
  *   core's `ConnectionClosed` (messages sent meanwhile are dropped, so that calls made in that
  *   moment fail the same way).
@@ -67,7 +67,7 @@ export interface ChildExit {
   readonly stderrTail: string
 }
 
-/** The server process exited (or closed its stdout): the incoming stream fails with this. */
+/** The server process exited (or closed its stdout): receiving fails with this. */
 export class ServerExited extends Transport.TransportError {
   /** The child's process id. */
   readonly pid: number
@@ -216,7 +216,7 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
 
     const send: Transport.TransportService["send"] = (message) =>
       Effect.suspend(() => {
-        // The child is gone: the incoming stream is about to fail with how it ended, which fails every
+        // The child is gone: receiving is about to fail with how it ended, which fails every
         // pending request with ConnectionClosed, this one included.
         if (exit !== undefined) return Effect.logDebug("effect-mcp: dropped a message to a server that has exited")
         if (writeFailure !== undefined) return Effect.fail(writeFailure)
@@ -290,7 +290,7 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
 
     return {
       pid,
-      incoming,
+      receive: Transport.receiveStream(incoming),
       send,
       exited: Deferred.await(exited),
       stderrTail: () => [...tail]

@@ -2,7 +2,7 @@
  * The stdio server transport: newline-delimited JSON on stdin and stdout, as a Layer providing
  * core's Transport. Chunks may split anywhere (even inside a UTF-8 character) and may hold several
  * messages; a line that is not JSON reaches the engine as malformed (it answers -32700 and carries
- * on); blank lines are skipped; stdin EOF ends the incoming stream, so `McpServer.serve` returns.
+ * on); blank lines are skipped; stdin EOF ends receiving, so `McpServer.serve` returns.
  *
  * stdout belongs to the transport alone: `loggerLayer` sends Effect's logs to stderr, and
  * `runServer` serves a server Layer over stdio as a whole program (exit code 0 on stdin EOF or
@@ -43,7 +43,7 @@ export const make = (
       })
   )
   return {
-    incoming: Ndjson.decode(bytes, options),
+    receive: Transport.receiveStream(Ndjson.decode(bytes, options)),
     send: (message) => writer.send(message)
   }
 }

@@ -4,6 +4,7 @@ import { Revision } from "@effect-mcp/schema"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -310,8 +311,10 @@ describe("StdioClientTransport against a real child process", () => {
         cwd: dir,
         gracePeriod: "100 millis"
       })
-      const first = yield* Stream.runHead(transport.incoming)
-      expect(first._tag === "Some" && first.value._tag === "Frame" && first.value.message).toEqual({
+      const received = yield* Deferred.make<Transport.Incoming>()
+      yield* Effect.fork(transport.receive((incoming) => Deferred.unsafeDone(received, Exit.succeed(incoming))))
+      const first = yield* Deferred.await(received)
+      expect(first._tag === "Frame" && first.message).toEqual({
         cwd: dir,
         v: "from the test"
       })

@@ -1,8 +1,8 @@
 /**
- * The protocol engine both sides share: reads frames from a Transport, runs each incoming request in
- * its own fiber (a FiberMap keyed by request id), interrupts it on `notifications/cancelled`, and
- * correlates our own outgoing requests with their responses through Deferreds, with progress,
- * timeouts and cancellation on the wire. It knows nothing of MCP methods beyond cancellation and
+ * The protocol engine both sides share: receives each frame from a Transport as it arrives, runs each
+ * incoming request in its own fiber (a FiberMap keyed by request id, started at once), interrupts it on
+ * `notifications/cancelled`, and correlates our own outgoing requests with their responses, with
+ * progress, timeouts and cancellation on the wire. It knows nothing of MCP methods beyond cancellation and
  * progress: the session above it (server or client) decides what each request means.
  */
 import { JsonRpc, McpError } from "@effect-mcp/schema"
@@ -14,10 +14,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
+import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import { ConnectionClosed } from "../Errors.js"
 import * as Transport from "../Transport.js"
 
@@ -141,6 +141,14 @@ export const make = (
     const transport = yield* Transport.Transport
     const scope = yield* Effect.scope
     const inflight = yield* FiberMap.make<JsonRpc.RequestId>()
+    // Frames are handled in the transport's call: requests and side work start as fibers at once.
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const sideWork = yield* FiberSet.make()
+    const runInBackground = yield* FiberSet.runtime(sideWork)<never>()
+    const background = (effect: Effect.Effect<void>): void => {
+      runInBackground(effect)
+    }
+    const clock = yield* Effect.clock
     const pending = new Map<JsonRpc.RequestId, Pending>()
     const closedSignal = yield* Deferred.make<void>()
     const semaphore = options.concurrency === undefined ? undefined : yield* Effect.makeSemaphore(options.concurrency)
@@ -175,21 +183,25 @@ export const make = (
     const bounded = <A, E>(effect: Effect.Effect<A, E>) =>
       semaphore === undefined ? effect : semaphore.withPermits(1)(effect)
 
-    const startRequest = (request: JsonRpc.Request, frame: Transport.Frame) =>
-      Effect.suspend(() => {
-        if (FiberMap.unsafeHas(inflight, request.id)) {
-          return sendQuietly(
-            JsonRpc.failure(request.id, {
-              code: McpError.codes.InvalidRequest,
-              message: `Request id ${JSON.stringify(request.id)} is already in use by a request in flight`
-            })
-          )
-        }
-        const run = bounded(answer(request, frame)).pipe(
+    /** Starts answering a request in a fiber of its own, at once (a handler that needs no wait completes here). */
+    const startRequest = (request: JsonRpc.Request, frame: Transport.Frame): void => {
+      if (FiberMap.unsafeHas(inflight, request.id)) {
+        background(sendQuietly(
+          JsonRpc.failure(request.id, {
+            code: McpError.codes.InvalidRequest,
+            message: `Request id ${JSON.stringify(request.id)} is already in use by a request in flight`
+          })
+        ))
+        return
+      }
+      const fiber = runFork(
+        bounded(answer(request, frame)).pipe(
           Effect.flatMap((response) => sendQuietly(response, { relatedRequestId: request.id }))
         )
-        return FiberMap.run(inflight, request.id, run)
-      })
+      )
+      // A request answered without waiting is over already: only one still running is in flight.
+      if (fiber.unsafePoll() === null) FiberMap.unsafeSet(inflight, request.id, fiber)
+    }
 
     // ---------- responses to our requests ----------
 
@@ -198,16 +210,15 @@ export const make = (
       id: JsonRpc.RequestId | null,
       outcome: () => Effect.Effect<Record<string, unknown>, RequestFailure>,
       why = "unknown request id"
-    ) =>
-      Effect.suspend(() => {
-        const entry = id === null ? undefined : pending.get(id)
-        if (entry === undefined || id === null) {
-          return Effect.logWarning(`effect-mcp: dropped a response for ${why} ${JSON.stringify(id)}`)
-        }
-        pending.delete(id)
-        complete(entry, outcome())
-        return Effect.void
-      })
+    ): void => {
+      const entry = id === null ? undefined : pending.get(id)
+      if (entry === undefined || id === null) {
+        background(Effect.logWarning(`effect-mcp: dropped a response for ${why} ${JSON.stringify(id)}`))
+        return
+      }
+      pending.delete(id)
+      complete(entry, outcome())
+    }
 
     const settle = (response: JsonRpc.Response) =>
       settleId(
@@ -217,48 +228,51 @@ export const make = (
 
     // ---------- notifications the engine owns ----------
 
-    const onProgress = (params: Record<string, unknown> | undefined) =>
-      Effect.gen(function*() {
-        const token = params?.progressToken
-        const entry = typeof token === "string" || typeof token === "number" ? pending.get(token) : undefined
-        if (entry === undefined || entry.onProgress === undefined) {
-          return yield* Effect.logDebug(`effect-mcp: progress for unknown token ${JSON.stringify(token)}`)
-        }
-        if (typeof params?.progress !== "number") return
-        if (entry.resets) entry.lastActivity = yield* Clock.currentTimeMillis
-        const progress: Progress = { progress: params.progress }
-        const update = {
-          ...progress,
-          ...(typeof params.total === "number" ? { total: params.total } : {}),
-          ...(typeof params.message === "string" ? { message: params.message } : {})
-        }
-        entry.onProgress(update)
+    const onProgress = (params: Record<string, unknown> | undefined): void => {
+      const token = params?.progressToken
+      const entry = typeof token === "string" || typeof token === "number" ? pending.get(token) : undefined
+      if (entry === undefined || entry.onProgress === undefined) {
+        background(Effect.logDebug(`effect-mcp: progress for unknown token ${JSON.stringify(token)}`))
+        return
+      }
+      if (typeof params?.progress !== "number") return
+      if (entry.resets) entry.lastActivity = clock.unsafeCurrentTimeMillis()
+      entry.onProgress({
+        progress: params.progress,
+        ...(typeof params.total === "number" ? { total: params.total } : {}),
+        ...(typeof params.message === "string" ? { message: params.message } : {})
       })
-
-    const onCancelled = (params: Record<string, unknown> | undefined) => {
-      const id = params?.requestId
-      return typeof id === "string" || typeof id === "number" ? FiberMap.remove(inflight, id) : Effect.void
     }
 
-    // ---------- the reader ----------
+    const onCancelled = (params: Record<string, unknown> | undefined): void => {
+      const id = params?.requestId
+      if ((typeof id === "string" || typeof id === "number") && FiberMap.unsafeHas(inflight, id)) {
+        background(FiberMap.remove(inflight, id))
+      }
+    }
 
-    const invalid = (u: unknown, reason: string) =>
-      looksLikeResponse(u)
-        ? Effect.logWarning(`effect-mcp: dropped an invalid response: ${reason}`)
-        : sendQuietly(JsonRpc.failure(JsonRpc.salvageId(u), { code: McpError.codes.InvalidRequest, message: reason }))
+    // ---------- receiving ----------
 
-    const handleMessage = (message: JsonRpc.Message, frame: Transport.Frame): Effect.Effect<void> => {
+    const invalid = (u: unknown, reason: string): void =>
+      background(
+        looksLikeResponse(u)
+          ? Effect.logWarning(`effect-mcp: dropped an invalid response: ${reason}`)
+          : sendQuietly(JsonRpc.failure(JsonRpc.salvageId(u), { code: McpError.codes.InvalidRequest, message: reason }))
+      )
+
+    const handleMessage = (message: JsonRpc.Message, frame: Transport.Frame): void => {
       if (!("method" in message)) return settle(message)
-      if (JsonRpc.isRequest(message)) return Effect.asVoid(startRequest(message, frame))
+      if (JsonRpc.isRequest(message)) return startRequest(message, frame)
       switch (message.method) {
         case "notifications/cancelled":
           return onCancelled(message.params)
         case "notifications/progress":
           return onProgress(message.params)
         default:
-          return handlers.onNotification(message, frame).pipe(
+          // Started at once: a handler that needs no wait is done before the next frame is handed over.
+          background(handlers.onNotification(message, frame).pipe(
             Effect.catchAllCause((cause) => Effect.logError(`effect-mcp: notification ${message.method} failed`, cause))
-          )
+          ))
       }
     }
 
@@ -283,7 +297,7 @@ export const make = (
           }
           const message = decoded.right
           if (!JsonRpc.isRequest(message)) {
-            yield* handleMessage(message, frame)
+            handleMessage(message, frame)
             continue
           }
           const slot = yield* Deferred.make<Option.Option<JsonRpc.Message>>()
@@ -319,7 +333,8 @@ export const make = (
         )
       })
 
-    const handleIncoming = (incoming: Transport.Incoming): Effect.Effect<void> => {
+    const deliver: Transport.Deliver = (incoming) => {
+      if (closed) return
       if (incoming._tag === "Malformed") {
         // A response too large to parse: its request fails now (responses are never answered).
         if (incoming.responseTo !== undefined) {
@@ -329,24 +344,24 @@ export const make = (
             `request id (${incoming.reason})`
           )
         }
-        return sendQuietly(
+        return background(sendQuietly(
           JsonRpc.failure(null, { code: McpError.codes.ParseError, message: `Parse error: ${incoming.reason}` })
-        )
+        ))
       }
       const u = incoming.message
       if (Array.isArray(u)) {
         if (u.length === 0) {
-          return sendQuietly(
+          return background(sendQuietly(
             JsonRpc.failure(null, { code: McpError.codes.InvalidRequest, message: "Invalid request: empty batch" })
-          )
+          ))
         }
         if (!handlers.acceptsBatch()) {
-          return sendQuietly(JsonRpc.failure(null, {
+          return background(sendQuietly(JsonRpc.failure(null, {
             code: McpError.codes.InvalidRequest,
             message: "Invalid request: JSON-RPC batches are only accepted from revision 2025-03-26 peers"
-          }))
+          })))
         }
-        return handleBatch(u, incoming)
+        return background(handleBatch(u, incoming))
       }
       const decoded = JsonRpc.decodeMessage(u)
       return Either.isLeft(decoded)
@@ -368,22 +383,12 @@ export const make = (
 
     yield* Effect.addFinalizer(() => shutdown("the connection's scope closed"))
 
-    const inbox = transport.inbox
-    const handleChunk = (chunk: Iterable<Transport.Incoming>) =>
-      Effect.forEach(chunk, handleIncoming, { discard: true })
-    // A queue is read directly (a taker per wait, no Stream machinery per frame); its shutdown is the peer leaving.
-    const reading: Effect.Effect<void, Transport.TransportError> = inbox === undefined
-      ? Stream.runForEachChunk(transport.incoming, handleChunk)
-      : Effect.forever(Effect.flatMap(Queue.takeBetween(inbox, 1, 4096), handleChunk))
-    yield* reading.pipe(
+    yield* transport.receive(deliver).pipe(
       Effect.matchCauseEffect({
         onSuccess: () => shutdown("the peer closed the connection"),
         onFailure: (cause) =>
           Cause.isInterruptedOnly(cause)
-            ? Effect.flatMap(
-              inbox === undefined ? Effect.succeed(false) : inbox.isShutdown,
-              (gone) => shutdown(gone ? "the peer closed the connection" : "the connection was interrupted")
-            )
+            ? shutdown("the connection was interrupted")
             : Effect.logDebug("effect-mcp: transport failed", cause).pipe(
               Effect.zipRight(
                 Option.match(Cause.failureOption(cause), {
