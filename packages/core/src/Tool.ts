@@ -9,6 +9,7 @@ import { type Mcp, McpError, Revision } from "@effect-mcp/schema"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { runHandler } from "./internal/handlerContext.js"
@@ -129,7 +130,14 @@ export const make = <I, II, O, OI, F, FI, R>(
   def: Definition<I, II, O, OI, F, FI, R>,
   context: Context.Context<Exclude<R, RequestContext>>
 ): Tool => {
-  const decodeInput = Schema.decodeUnknown(def.input, { errors: "all", onExcessProperty: "ignore" })
+  const decodeOptions = { errors: "all", onExcessProperty: "ignore" } as const
+  const decodeInputNow = Schema.decodeUnknownEither(def.input, decodeOptions)
+  const decodeInputAsync = Schema.decodeUnknown(def.input, decodeOptions)
+  // Decoded synchronously (no Effect per call); only a schema with asynchronous transformations needs the Effect.
+  const decodeInput = (u: unknown): Effect.Effect<I, ParseResult.ParseError> => {
+    const decoded = decodeInputNow(u)
+    return Either.isRight(decoded) || decoded.left.issue._tag !== "Forbidden" ? decoded : decodeInputAsync(u)
+  }
   const encodeOutput = def.output === undefined ? undefined : Schema.encode(def.output)
   const descriptor = descriptorOf(def)
   const call: Tool["call"] = (args, ctx) =>
