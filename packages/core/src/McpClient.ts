@@ -4,7 +4,6 @@
  * and answers server→client requests through the optional ClientHandlers services.
  */
 import { Codec, type JsonRpc, type Mcp, McpError, Method, Revision } from "@effect-mcp/schema"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -318,12 +317,23 @@ export const make = (
       ...(options.title ? { title: options.title } : {})
     }
     let logLevel: Mcp.LoggingLevel | undefined
-    const statelessMeta = (rev: Revision.Revision) => ({
-      [metaKeys.protocolVersion]: rev,
-      [metaKeys.clientInfo]: clientInfo,
-      [metaKeys.clientCapabilities]: capabilities,
-      ...(logLevel === undefined ? {} : { [metaKeys.logLevel]: logLevel })
-    })
+    // The same for every request until the revision or the log level changes: built once, not per request.
+    let metaCache: { readonly rev: Revision.Revision; readonly level: unknown; readonly meta: object } | undefined
+    const statelessMeta = (rev: Revision.Revision): object => {
+      if (metaCache === undefined || metaCache.rev !== rev || metaCache.level !== logLevel) {
+        metaCache = {
+          rev,
+          level: logLevel,
+          meta: {
+            [metaKeys.protocolVersion]: rev,
+            [metaKeys.clientInfo]: clientInfo,
+            [metaKeys.clientCapabilities]: capabilities,
+            ...(logLevel === undefined ? {} : { [metaKeys.logLevel]: logLevel })
+          }
+        }
+      }
+      return metaCache.meta
+    }
     const memory = yield* NegotiationMemory
     const remembered = options.server === undefined || options.revision !== undefined
       ? Option.none<Era>()
@@ -462,10 +472,11 @@ export const make = (
           if (cap !== undefined && cap.of === "server" && !Method.hasCapability(serverCapabilities, cap.path)) {
             return Effect.fail(new CapabilityMissing({ method, of: "server", capability: capabilityName(cap.path) }))
           }
+          const own = record(params)._meta
           const withMeta = stateless
             ? {
               ...(params as object | undefined),
-              _meta: { ...record(record(params)._meta), ...statelessMeta(revision) }
+              _meta: own === undefined ? statelessMeta(revision) : { ...record(own), ...statelessMeta(revision) }
             }
             : params
           const encoded = Codec.encodeParams(method, revision, withMeta)
@@ -487,36 +498,43 @@ export const make = (
           }
           if (!stateless) return Effect.flatMap(engine.request(method, base, callOptions), decodeOne)
           const cacheKey = cacheableMethods.has(method) ? `${method} ${JSON.stringify(base ?? {})}` : undefined
-          return Effect.gen(function*() {
-            const now = yield* Clock.currentTimeMillis
-            const hit = cacheKey === undefined ? undefined : listCache.get(cacheKey)
-            if (hit !== undefined && hit.expires > now) return hit.result as Method.ClientRequests[M]["result"]
-            let extra: Record<string, unknown> = {}
-            for (let round = 0;; round++) {
-              const raw = yield* engine.request(method, { ...base, ...extra }, callOptions)
+          type Result = Method.ClientRequests[M]["result"]
+          /** One round: the request (with the answers to the last round's input requests), then the next round. */
+          const round = (n: number, extra: Record<string, unknown> | undefined): Effect.Effect<Result, McpClientError> =>
+            Effect.flatMap(engine.request(method, extra === undefined ? base : { ...base, ...extra }, callOptions), (raw) => {
               if (raw.resultType !== "input_required") {
-                const result = yield* decodeOne(raw)
-                const ttl = (result as { ttlMs?: number }).ttlMs
-                if (cacheKey !== undefined && typeof ttl === "number" && ttl > 0) {
-                  listCache.set(cacheKey, { expires: (yield* Clock.currentTimeMillis) + ttl, result })
-                }
-                return result
-              }
-              if (round >= maxRounds) {
-                return yield* new ProtocolViolation({
-                  reason: `${method} still required input after ${maxRounds} rounds`
+                if (cacheKey === undefined) return decodeOne(raw)
+                return Effect.flatMap(decodeOne(raw), (result) => {
+                  const ttl = (result as { ttlMs?: number }).ttlMs
+                  if (typeof ttl !== "number" || ttl <= 0) return Effect.succeed(result)
+                  return Effect.clockWith((clock) => {
+                    listCache.set(cacheKey, { expires: clock.unsafeCurrentTimeMillis() + ttl, result })
+                    return Effect.succeed(result)
+                  })
                 })
               }
-              const inputRequests = record(raw.inputRequests)
-              const inputResponses: Record<string, unknown> = {}
-              for (const [key, input] of Object.entries(inputRequests)) {
-                inputResponses[key] = yield* answerInput(record(input))
+              if (n >= maxRounds) {
+                return Effect.fail(
+                  new ProtocolViolation({ reason: `${method} still required input after ${maxRounds} rounds` })
+                )
               }
-              extra = {
-                inputResponses,
-                ...(typeof raw.requestState === "string" ? { requestState: raw.requestState } : {})
-              }
-            }
+              return Effect.gen(function*() {
+                const inputResponses: Record<string, unknown> = {}
+                for (const [key, input] of Object.entries(record(raw.inputRequests))) {
+                  inputResponses[key] = yield* answerInput(record(input))
+                }
+                return yield* round(n + 1, {
+                  inputResponses,
+                  ...(typeof raw.requestState === "string" ? { requestState: raw.requestState } : {})
+                })
+              })
+            })
+          if (cacheKey === undefined) return round(0, undefined)
+          return Effect.clockWith((clock) => {
+            const hit = listCache.get(cacheKey)
+            return hit !== undefined && hit.expires > clock.unsafeCurrentTimeMillis()
+              ? Effect.succeed(hit.result as Result)
+              : round(0, undefined)
           })
         })
 

@@ -555,64 +555,58 @@ export const make = (
       request: JsonRpc.Request,
       frame: Transport.Frame,
       requested: unknown
-    ): Effect.Effect<Record<string, unknown>, McpError.McpError> =>
-      Effect.gen(function*() {
-        const method = request.method
-        if (!Revision.isRevision(requested) || !Revision.isStateless(requested)) {
-          return yield* new McpError.UnsupportedProtocolVersion({
+    ): Effect.Effect<Record<string, unknown>, McpError.McpError> => {
+      const method = request.method
+      if (!Revision.isRevision(requested) || !Revision.isStateless(requested)) {
+        return Effect.fail(
+          new McpError.UnsupportedProtocolVersion({
             message: `Unsupported protocol version: ${String(requested)}`,
             supported: [...Revision.all],
             requested: String(requested)
           })
+        )
+      }
+      const rev = requested
+      const extension = extensionHandlers[method]
+      if (extension !== undefined) {
+        if (record(record(server.capabilities()).extensions)[tasksExtension] === undefined) {
+          return Effect.fail(methodNotFound(method))
         }
-        const rev = requested
-        const extension = extensionHandlers[method]
-        if (extension !== undefined) {
-          if (record(record(server.capabilities()).extensions)[tasksExtension] === undefined) {
-            return yield* methodNotFound(method)
-          }
-          if (typeof record(request.params).taskId !== "string") {
-            return yield* invalidParams(`Invalid params for ${method}: taskId must be a string`)
-          }
-          const params = request.params as Params
-          const peer: Peer = {
-            capabilities: {},
-            clientInfo: undefined,
-            logLevel: () => null,
-            ask: (m) => Effect.fail(invalidParams(`${m} is not available here`))
-          }
-          const ctx = makeContext(request, frame, rev, params, () => new AbortController().signal, peer)
-          return decorate(method, yield* extension(params, ctx))
+        if (typeof record(request.params).taskId !== "string") {
+          return Effect.fail(invalidParams(`Invalid params for ${method}: taskId must be a string`))
         }
-        const facts = Method.info(method)
-        if (
-          facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)
-        ) {
-          return yield* methodNotFound(method)
+        const params = request.params as Params
+        const peer: Peer = {
+          capabilities: {},
+          clientInfo: undefined,
+          logLevel: () => null,
+          ask: (m) => Effect.fail(invalidParams(`${m} is not available here`))
         }
-        const cap = Method.requirement(method, rev)
-        if (cap !== undefined && cap.of === "server" && !Method.hasCapability(server.capabilities(), cap.path)) {
-          return yield* methodNotFound(method)
-        }
-        const handler = handlers[method]
-        if (handler === undefined) return yield* methodNotFound(method)
-        const decoded = Codec.decodeParams(method, rev, request.params)
-        if (Either.isLeft(decoded)) {
-          return yield* invalidParams(`Invalid params for ${method}: ${Codec.describe(decoded.left)}`)
-        }
-        const params = decoded.right as Params
-        const meta = record(params?._meta)
-        const target = String(params?.name ?? params?.uri ?? "")
-        // The answers gathered so far: the signed state of earlier rounds plus this round's responses.
-        let answers: Record<string, unknown> = {}
-        if (typeof params?.requestState === "string") {
-          const state = yield* signer.verify(params.requestState)
-          if (state === undefined || state.method !== method || state.target !== target) {
-            return yield* invalidParams("Invalid requestState: it was not issued by this server for this request")
-          }
-          answers = { ...state.answers }
-        }
-        answers = { ...answers, ...record(params?.inputResponses) }
+        const ctx = makeContext(request, frame, rev, params, () => new AbortController().signal, peer)
+        return Effect.map(extension(params, ctx), (result) => decorate(method, result))
+      }
+      const facts = Method.info(method)
+      if (
+        facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)
+      ) {
+        return Effect.fail(methodNotFound(method))
+      }
+      const cap = Method.requirement(method, rev)
+      if (cap !== undefined && cap.of === "server" && !Method.hasCapability(server.capabilities(), cap.path)) {
+        return Effect.fail(methodNotFound(method))
+      }
+      const handler = handlers[method]
+      if (handler === undefined) return Effect.fail(methodNotFound(method))
+      const decoded = Codec.decodeParams(method, rev, request.params)
+      if (Either.isLeft(decoded)) {
+        return Effect.fail(invalidParams(`Invalid params for ${method}: ${Codec.describe(decoded.left)}`))
+      }
+      const params = decoded.right as Params
+      const meta = record(params?._meta)
+      const target = String(params?.name ?? params?.uri ?? "")
+      const level = meta[metaKeys.logLevel]
+      /** Runs the handler, given the answers gathered so far: earlier rounds' signed state plus this round's responses. */
+      const withAnswers = (answers: Record<string, unknown>) => {
         let asked = 0
         const ask: Peer["ask"] = (askMethod, askParams, required, satisfied) =>
           Effect.suspend((): Effect.Effect<unknown, McpError.McpError> => {
@@ -637,7 +631,6 @@ export const make = (
               ? Effect.die(new InputRequired(key, encoded.right))
               : Effect.fail(invalidParams(`Invalid ${askMethod} params: ${Codec.describe(encoded.left)}`))
           })
-        const level = meta[metaKeys.logLevel]
         const peer: Peer = {
           capabilities: record(meta[metaKeys.clientCapabilities]) as Mcp.ClientCapabilities,
           clientInfo: meta[metaKeys.clientInfo] as Mcp.Implementation | undefined,
@@ -647,7 +640,7 @@ export const make = (
         let controller: AbortController | undefined
         const signal = () => (controller ??= new AbortController()).signal
         const ctx = makeContext(request, frame, rev, params, signal, peer)
-        const result = yield* handler(params, ctx).pipe(
+        return handler(params, ctx).pipe(
           Effect.catchAllCause((cause) => {
             const pending = Chunk.findFirst(Cause.defects(cause), (d): d is InputRequired => d instanceof InputRequired)
             if (pending._tag === "None") return Effect.failCause(cause)
@@ -660,10 +653,17 @@ export const make = (
               })
             )
           }),
-          Effect.onInterrupt(() => Effect.sync(() => controller?.abort()))
+          Effect.onInterrupt(() => Effect.sync(() => controller?.abort())),
+          Effect.flatMap((result) => encodeResult(method, rev, decorate(method, result)))
         )
-        return yield* encodeResult(method, rev, decorate(method, result))
-      })
+      }
+      const responses = record(params?.inputResponses)
+      if (typeof params?.requestState !== "string") return withAnswers({ ...responses })
+      return Effect.flatMap(signer.verify(params.requestState), (state) =>
+        state === undefined || state.method !== method || state.target !== target
+          ? Effect.fail(invalidParams("Invalid requestState: it was not issued by this server for this request"))
+          : withAnswers({ ...state.answers, ...responses }))
+    }
 
     const dispatch = (
       request: JsonRpc.Request,
