@@ -195,7 +195,9 @@ const cell = (m) =>
 /** Runs the workload and returns its rows. */
 export const run = async () => {
   const rows = []
-  const hows = ["stdio", "http", "stateless"]
+  // BENCH_TRANSPORTS=stdio,http,stateless picks the echo rows (and leaves out set-up and the 1 MB payload).
+  const only = process.env.BENCH_TRANSPORTS?.split(",")
+  const hows = ["stdio", "http", "stateless"].filter((how) => only === undefined || only.includes(how))
   for (const how of hows) {
     for (const [mode, concurrency] of [["sequential", 1], [`${IN_FLIGHT} in flight`, IN_FLIGHT]]) {
       const results = Object.fromEntries(whos(how).map((w) => [w, []]))
@@ -219,6 +221,7 @@ export const run = async () => {
       process.stderr.write(`bench: ${row.workload} done\n`)
     }
   }
+  if (only !== undefined) return rows
   // connection set-up: spawn+initialize over stdio, connect over HTTP (server already listening)
   for (const how of ["stdio", "http"]) {
     const times = { ours: [], v1: [], v2: [] }

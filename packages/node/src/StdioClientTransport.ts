@@ -18,6 +18,7 @@ import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -220,14 +221,12 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
         // pending request with ConnectionClosed, this one included.
         if (exit !== undefined) return Effect.logDebug("effect-mcp: dropped a message to a server that has exited")
         if (writeFailure !== undefined) return Effect.fail(writeFailure)
-        return Ndjson.encode(message).pipe(
-          Effect.flatMap((line) => outbox.offer(Buffer.from(line, "utf8"))),
-          Effect.flatMap((accepted) =>
-            accepted
-              ? Effect.void
-              : Effect.fail(new Transport.TransportError({ reason: "the connection to the server is closing" }))
-          )
-        )
+        const line = Ndjson.encodeNow(message)
+        if (typeof line !== "string") return Effect.fail(line)
+        return Effect.flatMap(outbox.offer(Buffer.from(line, "utf8")), (accepted) =>
+          accepted
+            ? Effect.void
+            : Effect.fail(new Transport.TransportError({ reason: "the connection to the server is closing" })))
       })
 
     // ---------- stdout: frames until it ends (or the child has been gone a moment), then the exit ----------
@@ -237,25 +236,37 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
         new Transport.TransportError({ reason: `could not read the server's stdout: ${cause.message}`, cause })
       )
     )
-    const frames = Ndjson.decode(
-      stdout,
-      options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }
-    )
-      .pipe(
-        Stream.filterEffect((incoming) =>
-          incoming._tag === "Frame"
-            ? Effect.succeed(true)
-            : Effect.as(
-              Effect.logWarning(`effect-mcp: dropped a line of the server's stdout: ${incoming.reason}`).pipe(
-                Effect.annotateLogs({ mcpServer: name, pid })
-              ),
-              // A response too long to parse still reaches the engine, which fails the call it answers.
-              incoming.responseTo !== undefined
-            )
-        ),
-        // A grandchild may hold stdout open after the child is gone.
-        Stream.interruptWhen(Effect.zipRight(Deferred.await(exited), Effect.sleep("200 millis")))
+    const dropped = (incoming: Transport.Malformed) =>
+      Effect.logWarning(`effect-mcp: dropped a line of the server's stdout: ${incoming.reason}`).pipe(
+        Effect.annotateLogs({ mcpServer: name, pid })
       )
+    /** Hands a chunk's frames to the engine in this call; a line that is not JSON is logged instead. */
+    const handOver = (deliver: Transport.Deliver, items: ReadonlyArray<Transport.Incoming>) => {
+      let malformed: Array<Transport.Malformed> | undefined
+      for (const incoming of items) {
+        if (incoming._tag === "Frame") deliver(incoming)
+        else {
+          ;(malformed ??= []).push(incoming)
+          // A response too long to parse still reaches the engine, which fails the call it answers.
+          if (incoming.responseTo !== undefined) deliver(incoming)
+        }
+      }
+      return malformed === undefined ? Effect.void : Effect.forEach(malformed, dropped, { discard: true })
+    }
+    const readFrames = (deliver: Transport.Deliver) =>
+      Effect.suspend(() => {
+        const splitter = Ndjson.makeSplitter(
+          options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }
+        )
+        return stdout.pipe(
+          // A grandchild may hold stdout open after the child is gone.
+          Stream.interruptWhen(Effect.zipRight(Deferred.await(exited), Effect.sleep("200 millis"))),
+          Stream.runForEachChunk((chunk) =>
+            handOver(deliver, Chunk.toReadonlyArray(chunk).flatMap((bytes) => splitter.push(bytes)))
+          ),
+          Effect.zipRight(Effect.suspend(() => handOver(deliver, splitter.flush())))
+        )
+      })
     const ended = Deferred.await(exited).pipe(
       Effect.timeoutTo({
         duration: "1 second",
@@ -267,7 +278,6 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
           )
       })
     )
-    const incoming = Stream.concat(frames, Stream.fromEffect(Effect.flatMap(ended, Effect.fail)))
 
     // ---------- shutdown: stdin EOF, then SIGTERM, then SIGKILL, to the whole group ----------
 
@@ -290,7 +300,7 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
 
     return {
       pid,
-      receive: Transport.receiveStream(incoming),
+      receive: (deliver) => Effect.zipRight(readFrames(deliver), Effect.flatMap(ended, Effect.fail)),
       send,
       exited: Deferred.await(exited),
       stderrTail: () => [...tail]

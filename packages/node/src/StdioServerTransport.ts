@@ -10,7 +10,6 @@
  */
 import { McpServer, Transport } from "@effect-mcp/core"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeStream from "@effect/platform-node/NodeStream"
 import type * as PlatformRuntime from "@effect/platform/Runtime"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -18,7 +17,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import type { Readable, Writable } from "node:stream"
-import * as Ndjson from "./internal/ndjson.js"
+import * as LineReader from "./internal/readable.js"
 import * as Writer from "./internal/writer.js"
 
 /** Settings of the stdio server transport. */
@@ -34,16 +33,8 @@ export const make = (
   options: Options = {}
 ): Transport.TransportService => {
   const writer = Writer.make(output, "stdout")
-  const bytes = NodeStream.fromReadable<Transport.TransportError, Uint8Array>(
-    () => input,
-    (cause) =>
-      new Transport.TransportError({
-        reason: `could not read stdin: ${cause instanceof Error ? cause.message : String(cause)}`,
-        cause
-      })
-  )
   return {
-    receive: Transport.receiveStream(Ndjson.decode(bytes, options)),
+    receive: LineReader.receive(input, "stdin", options),
     send: (message) => writer.send(message)
   }
 }

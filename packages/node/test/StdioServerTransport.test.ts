@@ -7,10 +7,10 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
 import { PassThrough } from "node:stream"
 import { StringDecoder } from "node:string_decoder"
 import * as Ndjson from "../src/internal/ndjson.js"
+import * as LineReader from "../src/internal/readable.js"
 
 const info = { name: "stdio-server-test", version: "1.0.0" }
 
@@ -150,11 +150,28 @@ describe("the NDJSON splitter", () => {
     ])
   })
 
-  it.effect("decodes a byte stream", () =>
+  it.effect("reads a Readable: frames as their lines complete, the unterminated last line at its end", () =>
     Effect.gen(function*() {
-      const chunks = Stream.fromIterable([bytes("{\"a\":"), bytes("1}\n\n{\"b\""), bytes(":2}")])
-      const frames = yield* Stream.runCollect(Ndjson.decode(chunks))
-      expect([...frames]).toEqual([Transport.frame({ a: 1 }), Transport.frame({ b: 2 })])
+      const input = new PassThrough()
+      const frames: Array<Transport.Incoming> = []
+      const reading = yield* Effect.fork(LineReader.receive(input, "the input")((incoming) => frames.push(incoming)))
+      input.write(bytes("{\"a\":"))
+      input.write(bytes("1}\n\n{\"b\""))
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      expect(frames).toEqual([Transport.frame({ a: 1 })])
+      input.end(bytes(":2}"))
+      yield* Fiber.join(reading)
+      expect(frames).toEqual([Transport.frame({ a: 1 }), Transport.frame({ b: 2 })])
+    }))
+
+  it.effect("a read error fails receiving with a TransportError", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const reading = yield* Effect.fork(LineReader.receive(input, "the input")(() => {}))
+      yield* Effect.yieldNow()
+      input.destroy(new Error("boom"))
+      const error = yield* Effect.flip(Fiber.join(reading))
+      expect(error.reason).toBe("could not read the input: boom")
     }))
 })
 

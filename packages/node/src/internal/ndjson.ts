@@ -7,8 +7,6 @@
  */
 import { Transport } from "@effect-mcp/core"
 import type { JsonRpc } from "@effect-mcp/schema"
-import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import { TextDecoder } from "node:util"
 
 /** Splitter settings. */
@@ -157,22 +155,11 @@ export const makeSplitter = (options: Options = {}): Splitter => {
   }
 }
 
-/** Cuts a byte stream into incoming frames, one per line. */
-export const decode = <E, R>(
-  bytes: Stream.Stream<Uint8Array, E, R>,
-  options: Options = {}
-): Stream.Stream<Transport.Incoming, E, R> =>
-  Stream.suspend(() => {
-    const splitter = makeSplitter(options)
-    return bytes.pipe(
-      Stream.mapConcat(splitter.push),
-      Stream.concat(Stream.suspend(() => Stream.fromIterable(splitter.flush())))
-    )
-  })
-
-/** Encodes one message or batch as one line of JSON (with its `\n`). */
-export const encode = (message: Transport.Outgoing): Effect.Effect<string, Transport.TransportError> =>
-  Effect.try({
-    try: () => `${JSON.stringify(message)}\n`,
-    catch: (cause) => new Transport.TransportError({ reason: "could not encode a message as JSON", cause })
-  })
+/** Encodes one message or batch as one line of JSON (with its `\n`), or says why it cannot be. */
+export const encodeNow = (message: Transport.Outgoing): string | Transport.TransportError => {
+  try {
+    return `${JSON.stringify(message)}\n`
+  } catch (cause) {
+    return new Transport.TransportError({ reason: "could not encode a message as JSON", cause })
+  }
+}

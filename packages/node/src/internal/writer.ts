@@ -28,25 +28,31 @@ export const make = (output: Writable | NodeJS.WritableStream, name: string): Wr
   const closed = () => new Transport.TransportError({ reason: `${name} is closed` })
   const isClosed = () => "writable" in output && output.writable === false
 
-  const write = (line: string) =>
-    Effect.async<void, Transport.TransportError>((resume) => {
-      if (failure !== undefined) return resume(Effect.fail(failure))
-      if (isClosed()) return resume(Effect.fail(closed()))
-      if (output.write(line)) return resume(Effect.void)
-      const settle = () => {
-        cleanup()
-        resume(failure === undefined ? Effect.void : Effect.fail(failure))
-      }
-      const cleanup = () => {
-        output.removeListener("drain", settle)
-        output.removeListener("error", settle)
-        output.removeListener("close", settle)
-      }
-      output.once("drain", settle)
-      output.once("error", settle)
-      output.once("close", settle)
-      return Effect.sync(cleanup)
-    })
+  const waitForDrain = Effect.async<void, Transport.TransportError>((resume) => {
+    const settle = () => {
+      cleanup()
+      resume(failure === undefined ? Effect.void : Effect.fail(failure))
+    }
+    const cleanup = () => {
+      output.removeListener("drain", settle)
+      output.removeListener("error", settle)
+      output.removeListener("close", settle)
+    }
+    output.once("drain", settle)
+    output.once("error", settle)
+    output.once("close", settle)
+    return Effect.sync(cleanup)
+  })
 
-  return { send: (message) => Effect.flatMap(Ndjson.encode(message), write) }
+  return {
+    // Written in the caller's call; only a full buffer makes the send wait (for `drain`).
+    send: (message) =>
+      Effect.suspend(() => {
+        if (failure !== undefined) return Effect.fail(failure)
+        if (isClosed()) return Effect.fail(closed())
+        const line = Ndjson.encodeNow(message)
+        if (typeof line !== "string") return Effect.fail(line)
+        return output.write(line) ? Effect.void : waitForDrain
+      })
+  }
 }
