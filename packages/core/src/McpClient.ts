@@ -500,35 +500,41 @@ export const make = (
           const cacheKey = cacheableMethods.has(method) ? `${method} ${JSON.stringify(base ?? {})}` : undefined
           type Result = Method.ClientRequests[M]["result"]
           /** One round: the request (with the answers to the last round's input requests), then the next round. */
-          const round = (n: number, extra: Record<string, unknown> | undefined): Effect.Effect<Result, McpClientError> =>
-            Effect.flatMap(engine.request(method, extra === undefined ? base : { ...base, ...extra }, callOptions), (raw) => {
-              if (raw.resultType !== "input_required") {
-                if (cacheKey === undefined) return decodeOne(raw)
-                return Effect.flatMap(decodeOne(raw), (result) => {
-                  const ttl = (result as { ttlMs?: number }).ttlMs
-                  if (typeof ttl !== "number" || ttl <= 0) return Effect.succeed(result)
-                  return Effect.clockWith((clock) => {
-                    listCache.set(cacheKey, { expires: clock.unsafeCurrentTimeMillis() + ttl, result })
-                    return Effect.succeed(result)
+          const round = (
+            n: number,
+            extra: Record<string, unknown> | undefined
+          ): Effect.Effect<Result, McpClientError> =>
+            Effect.flatMap(
+              engine.request(method, extra === undefined ? base : { ...base, ...extra }, callOptions),
+              (raw) => {
+                if (raw.resultType !== "input_required") {
+                  if (cacheKey === undefined) return decodeOne(raw)
+                  return Effect.flatMap(decodeOne(raw), (result) => {
+                    const ttl = (result as { ttlMs?: number }).ttlMs
+                    if (typeof ttl !== "number" || ttl <= 0) return Effect.succeed(result)
+                    return Effect.clockWith((clock) => {
+                      listCache.set(cacheKey, { expires: clock.unsafeCurrentTimeMillis() + ttl, result })
+                      return Effect.succeed(result)
+                    })
+                  })
+                }
+                if (n >= maxRounds) {
+                  return Effect.fail(
+                    new ProtocolViolation({ reason: `${method} still required input after ${maxRounds} rounds` })
+                  )
+                }
+                return Effect.gen(function*() {
+                  const inputResponses: Record<string, unknown> = {}
+                  for (const [key, input] of Object.entries(record(raw.inputRequests))) {
+                    inputResponses[key] = yield* answerInput(record(input))
+                  }
+                  return yield* round(n + 1, {
+                    inputResponses,
+                    ...(typeof raw.requestState === "string" ? { requestState: raw.requestState } : {})
                   })
                 })
               }
-              if (n >= maxRounds) {
-                return Effect.fail(
-                  new ProtocolViolation({ reason: `${method} still required input after ${maxRounds} rounds` })
-                )
-              }
-              return Effect.gen(function*() {
-                const inputResponses: Record<string, unknown> = {}
-                for (const [key, input] of Object.entries(record(raw.inputRequests))) {
-                  inputResponses[key] = yield* answerInput(record(input))
-                }
-                return yield* round(n + 1, {
-                  inputResponses,
-                  ...(typeof raw.requestState === "string" ? { requestState: raw.requestState } : {})
-                })
-              })
-            })
+            )
           if (cacheKey === undefined) return round(0, undefined)
           return Effect.clockWith((clock) => {
             const hit = listCache.get(cacheKey)

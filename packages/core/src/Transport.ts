@@ -93,12 +93,12 @@ export interface TransportService {
 }
 
 /** `receive` for a transport whose frames arrive as a Stream: each chunk is handed over as it comes. */
-export const receiveStream = (incoming: Stream.Stream<Incoming, TransportError>): TransportService["receive"] =>
-(deliver) =>
-  Stream.runForEachChunk(incoming, (chunk) =>
-    Effect.sync(() => {
-      for (const item of chunk) deliver(item)
-    }))
+export const receiveStream =
+  (incoming: Stream.Stream<Incoming, TransportError>): TransportService["receive"] => (deliver) =>
+    Stream.runForEachChunk(incoming, (chunk) =>
+      Effect.sync(() => {
+        for (const item of chunk) deliver(item)
+      }))
 
 /**
  * The receiving side of a transport whose frames are pushed in as they come (in-memory, HTTP): a frame pushed

@@ -1,7 +1,7 @@
 /**
- * The stdio client transport: spawns an MCP server as a child process (with `@effect/platform`'s
- * Command, detached, so that it leads its own process group) and speaks newline-delimited JSON on
- * its stdin and stdout, as a scoped resource providing core's Transport.
+ * The stdio client transport: spawns an MCP server as a child process (detached, so that it leads
+ * its own process group) and speaks newline-delimited JSON on its stdin and stdout, as a scoped
+ * resource providing core's Transport.
  *
  * - Closing the scope ends the child and its whole process tree: stdin is closed first (a
  *   well-behaved server exits on EOF), then the group gets SIGTERM, then SIGKILL, each step after
@@ -14,23 +14,19 @@
  * - A line of the child's stdout that is not JSON is logged and dropped.
  */
 import { Transport } from "@effect-mcp/core"
-import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as Command from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import * as Chunk from "effect/Chunk"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Mailbox from "effect/Mailbox"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Ndjson from "./internal/ndjson.js"
 import * as ProcessGroup from "./internal/processGroup.js"
+import * as LineReader from "./internal/readable.js"
+import * as Spawn from "./internal/spawn.js"
+import * as Writer from "./internal/writer.js"
 
 /** How to start and supervise the server process. */
 export interface Options {
@@ -113,13 +109,6 @@ export interface StdioClient extends Transport.TransportService {
   readonly stderrTail: () => ReadonlyArray<string>
 }
 
-const signalOf = (error: { readonly message: string }): string | undefined =>
-  /\b(SIG[A-Z0-9]+)\b/.exec(error.message)?.[1]
-
-const executor: Layer.Layer<CommandExecutor.CommandExecutor> = NodeCommandExecutor.layer.pipe(
-  Layer.provide(NodeFileSystem.layer)
-)
-
 /** Polls `done` until it holds or `ms` pass; tells whether it held. */
 const waitUntil = (done: () => boolean, ms: number): Effect.Effect<boolean> =>
   Effect.flatMap(Clock.currentTimeMillis, (start) => {
@@ -143,29 +132,25 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
     const args = options.args ?? []
     const name = [options.command, ...args].join(" ")
 
-    let command = Command.make(options.command, ...args)
-    if (options.env !== undefined || options.inheritEnv === false) {
-      command = Command.env(command, { ...options.env }, { extendEnv: options.inheritEnv !== false })
-    }
-    if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
-    if (stderrMode === "inherit") command = Command.stderr(command, "inherit")
-
-    const child = yield* Command.start(command).pipe(
-      Effect.provide(executor),
-      Effect.mapError((cause) =>
-        new Transport.TransportError({ reason: `could not start ${name}: ${cause.message}`, cause })
-      )
-    )
-    const pid = child.pid as number
+    const child = yield* Spawn.start({
+      command: options.command,
+      args,
+      env: options.env,
+      inheritEnv: options.inheritEnv !== false,
+      cwd: options.cwd,
+      inheritStderr: stderrMode === "inherit"
+    }, name)
+    const pid = child.pid
 
     // ---------- stderr: forwarded line by line, the tail kept ----------
 
     const tail: Array<string> = []
     const stderrDone = yield* Deferred.make<void>()
     const log = options.stderrLevel === "debug" ? Effect.logDebug : Effect.logInfo
-    const stderr = stderrMode === "inherit"
+    const childStderr = child.stderr
+    const stderr = childStderr === undefined
       ? Effect.void
-      : child.stderr.pipe(
+      : NodeStream.fromReadable<Error, Uint8Array>(() => childStderr, (cause) => cause as Error).pipe(
         Stream.decodeText(),
         Stream.splitLines,
         Stream.runForEach((line) =>
@@ -183,14 +168,13 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
 
     let exit: ChildExit | undefined
     const exited = yield* Deferred.make<ChildExit>()
-    yield* child.exitCode.pipe(
-      Effect.either,
+    yield* Deferred.await(child.ended).pipe(
       Effect.tap(() => Deferred.await(stderrDone).pipe(Effect.timeout("250 millis"), Effect.ignore)),
-      Effect.flatMap((code) => {
+      Effect.flatMap((ended) => {
         exit = {
           pid,
-          exitCode: Either.isRight(code) ? code.right : undefined,
-          signal: Either.isLeft(code) ? signalOf(code.left) : undefined,
+          exitCode: ended.code ?? undefined,
+          signal: ended.signal ?? undefined,
           stderrTail: tail.join("\n")
         }
         return Deferred.succeed(exited, exit)
@@ -198,75 +182,38 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
       Effect.forkScoped
     )
 
-    // ---------- stdin: one line per message, with backpressure ----------
+    // ---------- stdin: one line per message, written in the sender's call (waiting only for drain) ----------
 
-    const outbox = yield* Mailbox.make<Uint8Array>({ capacity: 256 })
-    let writeFailure: Transport.TransportError | undefined
-    const writer = yield* Mailbox.toStream(outbox).pipe(
-      Stream.run(child.stdin),
-      Effect.catchAll((cause) =>
-        Effect.sync(() => {
-          writeFailure = new Transport.TransportError({
-            reason: `could not write to the server's stdin: ${cause.message}`,
-            cause
-          })
-        })
-      ),
-      Effect.forkScoped
-    )
-
+    const writer = Writer.make(child.stdin, "the server's stdin")
     const send: Transport.TransportService["send"] = (message) =>
       Effect.suspend(() => {
         // The child is gone: receiving is about to fail with how it ended, which fails every
         // pending request with ConnectionClosed, this one included.
         if (exit !== undefined) return Effect.logDebug("effect-mcp: dropped a message to a server that has exited")
-        if (writeFailure !== undefined) return Effect.fail(writeFailure)
-        const line = Ndjson.encodeNow(message)
-        if (typeof line !== "string") return Effect.fail(line)
-        return Effect.flatMap(outbox.offer(Buffer.from(line, "utf8")), (accepted) =>
-          accepted
-            ? Effect.void
-            : Effect.fail(new Transport.TransportError({ reason: "the connection to the server is closing" })))
+        return writer.send(message)
       })
 
     // ---------- stdout: frames until it ends (or the child has been gone a moment), then the exit ----------
 
-    const stdout = child.stdout.pipe(
-      Stream.mapError((cause) =>
-        new Transport.TransportError({ reason: `could not read the server's stdout: ${cause.message}`, cause })
-      )
-    )
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const dropped = (incoming: Transport.Malformed) =>
-      Effect.logWarning(`effect-mcp: dropped a line of the server's stdout: ${incoming.reason}`).pipe(
-        Effect.annotateLogs({ mcpServer: name, pid })
+      runFork(
+        Effect.logWarning(`effect-mcp: dropped a line of the server's stdout: ${incoming.reason}`).pipe(
+          Effect.annotateLogs({ mcpServer: name, pid })
+        )
       )
-    /** Hands a chunk's frames to the engine in this call; a line that is not JSON is logged instead. */
-    const handOver = (deliver: Transport.Deliver, items: ReadonlyArray<Transport.Incoming>) => {
-      let malformed: Array<Transport.Malformed> | undefined
-      for (const incoming of items) {
-        if (incoming._tag === "Frame") deliver(incoming)
-        else {
-          ;(malformed ??= []).push(incoming)
+    const maxLine = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }
+    /** Frames from stdout until it ends, or the child has been gone a moment (a grandchild may hold it open). */
+    const readFrames = (deliver: Transport.Deliver) =>
+      Effect.raceFirst(
+        LineReader.receive(child.stdout, "the server's stdout", maxLine)((incoming) => {
+          if (incoming._tag === "Frame") return deliver(incoming)
+          dropped(incoming)
           // A response too long to parse still reaches the engine, which fails the call it answers.
           if (incoming.responseTo !== undefined) deliver(incoming)
-        }
-      }
-      return malformed === undefined ? Effect.void : Effect.forEach(malformed, dropped, { discard: true })
-    }
-    const readFrames = (deliver: Transport.Deliver) =>
-      Effect.suspend(() => {
-        const splitter = Ndjson.makeSplitter(
-          options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }
-        )
-        return stdout.pipe(
-          // A grandchild may hold stdout open after the child is gone.
-          Stream.interruptWhen(Effect.zipRight(Deferred.await(exited), Effect.sleep("200 millis"))),
-          Stream.runForEachChunk((chunk) =>
-            handOver(deliver, Chunk.toReadonlyArray(chunk).flatMap((bytes) => splitter.push(bytes)))
-          ),
-          Effect.zipRight(Effect.suspend(() => handOver(deliver, splitter.flush())))
-        )
-      })
+        }),
+        Effect.zipRight(Deferred.await(exited), Effect.sleep("200 millis"))
+      )
     const ended = Deferred.await(exited).pipe(
       Effect.timeoutTo({
         duration: "1 second",
@@ -282,7 +229,7 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
     // ---------- shutdown: stdin EOF, then SIGTERM, then SIGKILL, to the whole group ----------
 
     const terminate = Effect.gen(function*() {
-      yield* outbox.end
+      child.stdin.end()
       const running = () => ProcessGroup.groupIsRunning(pid)
       if (yield* waitUntil(() => !running(), graceMs)) return
       yield* Effect.logDebug(`effect-mcp: ${name} did not exit on stdin EOF; sending SIGTERM to its process group`)
@@ -292,7 +239,6 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
       ProcessGroup.signal(pid, "SIGKILL")
       yield* waitUntil(() => !running(), 1000)
     }).pipe(
-      Effect.zipRight(Fiber.interrupt(writer)),
       Effect.zipRight(Deferred.await(exited).pipe(Effect.timeout("1 second"), Effect.ignore)),
       Effect.annotateLogs({ mcpServer: name, pid })
     )

@@ -270,9 +270,13 @@ export const make = (
           return onProgress(message.params)
         default:
           // Started at once: a handler that needs no wait is done before the next frame is handed over.
-          background(handlers.onNotification(message, frame).pipe(
-            Effect.catchAllCause((cause) => Effect.logError(`effect-mcp: notification ${message.method} failed`, cause))
-          ))
+          background(
+            handlers.onNotification(message, frame).pipe(
+              Effect.catchAllCause((cause) =>
+                Effect.logError(`effect-mcp: notification ${message.method} failed`, cause)
+              )
+            )
+          )
       }
     }
 

@@ -671,8 +671,12 @@ export const make = (
     ): Effect.Effect<Record<string, unknown>, McpError.McpError> => {
       const method = request.method
       const requested = record(record(request.params)._meta)[metaKeys.protocolVersion] ?? frame.revision
-      if (requested !== undefined && method !== "initialize") return statelessDispatch(request, frame, requested)
-      if (method === "initialize") return initialize(request)
+      if (requested !== undefined && method !== "initialize") {
+        return statelessDispatch(request, frame, requested)
+      }
+      if (method === "initialize") {
+        return initialize(request)
+      }
       const rev = revision
       if (rev === undefined) {
         return method === "ping"
@@ -690,17 +694,22 @@ export const make = (
         return Effect.fail(methodNotFound(method))
       }
       const handler = handlers[method]
-      if (handler === undefined) return Effect.fail(methodNotFound(method))
+      if (handler === undefined) {
+        return Effect.fail(methodNotFound(method))
+      }
       const decoded = Codec.decodeParams(method, rev, request.params)
       if (Either.isLeft(decoded)) {
         return Effect.fail(invalidParams(`Invalid params for ${method}: ${Codec.describe(decoded.left)}`))
       }
       const params = decoded.right as Params
       let controller: AbortController | undefined
-      const signal = () => (controller ??= new AbortController()).signal
+      const signal = () =>
+        (controller ??= new AbortController()).signal
       const ctx = makeContext(request, frame, rev, params, signal, handshakePeer(rev, request.id))
       return handler(params, ctx).pipe(
-        Effect.flatMap((result) => encodeResult(method, rev, result)),
+        Effect.flatMap((result) =>
+          encodeResult(method, rev, result)
+        ),
         Effect.onInterrupt(() => Effect.sync(() => controller?.abort()))
       )
     }
