@@ -120,15 +120,20 @@ const complete = (entry: Pending, outcome: Effect.Effect<Record<string, unknown>
   } else entry.outcome ??= outcome
 }
 
-/** Waits for a pending request's outcome. */
+/**
+ * Waits for a pending request's outcome. One that is there already (a peer that answered within the send) is
+ * taken without `Effect.async`, whose resumption, even a synchronous one, goes through the scheduler.
+ */
 const outcomeOf = (entry: Pending) =>
-  Effect.async<Record<string, unknown>, RequestFailure>((resume) => {
-    if (entry.outcome !== undefined) return resume(entry.outcome)
-    entry.resume = resume
-    return Effect.sync(() => {
-      entry.resume = undefined
+  Effect.suspend(() =>
+    entry.outcome ?? Effect.async<Record<string, unknown>, RequestFailure>((resume) => {
+      if (entry.outcome !== undefined) return resume(entry.outcome)
+      entry.resume = resume
+      return Effect.sync(() => {
+        entry.resume = undefined
+      })
     })
-  })
+  )
 
 const looksLikeResponse = (u: unknown): boolean => isRecord(u) && !("method" in u) && ("result" in u || "error" in u)
 
