@@ -51,7 +51,7 @@ const measure = async (call, concurrency) => {
   return { rps: CALLS / seconds, cpuUs: (cpu.user + cpu.system) / CALLS }
 }
 
-const ours = async () => {
+const ours = async (revision) => {
   const Echo = McpServer.tool({
     name: "echo",
     input: Schema.Struct({ text: Schema.String }),
@@ -59,7 +59,10 @@ const ours = async () => {
   })
   const server = Echo.pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" })))
   const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(McpTest.layer(server), scope))
+  const context = await Effect.runPromise(Layer.buildWithScope(
+      McpTest.layer(server, revision === undefined ? undefined : { name: "bench-client", version: "1", revision }),
+      scope
+    ))
   const client = Context.get(context, McpClient.McpClient)
   const run = (effect) => Effect.runPromise(effect)
   return {
@@ -114,7 +117,7 @@ export const run = async () => {
   const pair = { ours: [], theirs: [] }
   const growth = { ours: [], theirs: [] }
   for (let i = 0; i < Math.max(1, Math.ceil(RUNS / 2)); i++) {
-    for (const [who, make] of [["ours", ours], ["theirs", theirs]]) {
+    for (const [who, make] of [["ours", () => ours()], ["theirs", theirs]]) {
       pair[who].push(await heapPerPair(make))
       growth[who].push(await growthPerCall(make))
     }
@@ -134,24 +137,28 @@ export const run = async () => {
     theirs: `${median(growth.theirs).toFixed(2)} B/call`,
     ratio: ""
   })
-  for (const [label, concurrency] of [["sequential", 1], [`${IN_FLIGHT} in flight`, IN_FLIGHT]]) {
-    const results = { ours: [], theirs: [] }
-    for (let i = 0; i < RUNS + 1; i++) {
-      for (const [who, make] of [["ours", ours], ["theirs", theirs]]) {
-        const peer = await make()
-        const m = await measure(peer.call, concurrency)
-        await peer.close()
-        if (i > 0) results[who].push(m) // the first round warms up
+  // Ours as a client connects by default (2026-07-28, stateless), and pinned to 2025-11-25, the SDK's revision.
+  const variants = [["", () => ours()], [" (ours pinned to 2025-11-25)", () => ours("2025-11-25")]]
+  for (const [variant, makeOurs] of variants) {
+    for (const [label, concurrency] of [["sequential", 1], [`${IN_FLIGHT} in flight`, IN_FLIGHT]]) {
+      const results = { ours: [], theirs: [] }
+      for (let i = 0; i < RUNS + 1; i++) {
+        for (const [who, make] of [["ours", makeOurs], ["theirs", theirs]]) {
+          const peer = await make()
+          const m = await measure(peer.call, concurrency)
+          await peer.close()
+          if (i > 0) results[who].push(m) // the first round warms up
+        }
       }
+      const o = { rps: median(results.ours.map((m) => m.rps)), cpuUs: median(results.ours.map((m) => m.cpuUs)) }
+      const t = { rps: median(results.theirs.map((m) => m.rps)), cpuUs: median(results.theirs.map((m) => m.cpuUs)) }
+      rows.push({
+        workload: `${name}${variant}, ${label}`,
+        ours: `${o.rps.toFixed(0)} calls/s, ${o.cpuUs.toFixed(1)} CPU µs/call`,
+        theirs: `${t.rps.toFixed(0)} calls/s, ${t.cpuUs.toFixed(1)} CPU µs/call`,
+        ratio: `${(o.rps / t.rps).toFixed(2)}× throughput, ${(t.cpuUs / o.cpuUs).toFixed(2)}× less CPU`
+      })
     }
-    const o = { rps: median(results.ours.map((m) => m.rps)), cpuUs: median(results.ours.map((m) => m.cpuUs)) }
-    const t = { rps: median(results.theirs.map((m) => m.rps)), cpuUs: median(results.theirs.map((m) => m.cpuUs)) }
-    rows.push({
-      workload: `${name}, ${label}`,
-      ours: `${o.rps.toFixed(0)} calls/s, ${o.cpuUs.toFixed(1)} CPU µs/call`,
-      theirs: `${t.rps.toFixed(0)} calls/s, ${t.cpuUs.toFixed(1)} CPU µs/call`,
-      ratio: `${(o.rps / t.rps).toFixed(2)}× throughput, ${(t.cpuUs / o.cpuUs).toFixed(2)}× less CPU`
-    })
   }
   return rows
 }

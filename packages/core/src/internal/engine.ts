@@ -416,16 +416,16 @@ export const make = (
 
     // ---------- outgoing requests ----------
 
-    // One sweeper per connection fails expired requests, so a request costs no timer of its own.
+    // One sweeper per connection fails expired requests, so a request costs no timer of its own. It runs only
+    // while requests await responses: an idle connection holds no fiber for it.
     const resolution = Duration.toMillis(options.timeoutResolution ?? Duration.millis(50))
-    const sweeperIdle = yield* Effect.makeLatch(false)
+    let sweeping = false
     const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.suspend(() => {
         const expired: Array<[JsonRpc.RequestId, Pending]> = []
         for (const [id, entry] of pending) {
           if (now >= Math.min(entry.lastActivity + entry.timeoutMs, entry.deadlineMs)) expired.push([id, entry])
         }
-        if (pending.size === expired.length) sweeperIdle.unsafeClose()
         for (const [id, entry] of expired) {
           pending.delete(id)
           complete(
@@ -442,11 +442,13 @@ export const make = (
         }
         return Effect.void
       }))
-    yield* sweeperIdle.await.pipe(
-      Effect.zipRight(Effect.sleep(Duration.millis(resolution))),
+    const sweeper: Effect.Effect<void> = Effect.sleep(Duration.millis(resolution)).pipe(
       Effect.zipRight(sweep),
-      Effect.forever,
-      Effect.forkScoped
+      Effect.zipRight(Effect.suspend(() => {
+        if (pending.size > 0) return sweeper
+        sweeping = false
+        return Effect.void
+      }))
     )
 
     const cancel = (id: JsonRpc.RequestId, reason: string, relatedRequestId: JsonRpc.RequestId | undefined) =>
@@ -475,7 +477,10 @@ export const make = (
           lastActivity: now
         }
         pending.set(id, entry)
-        sweeperIdle.unsafeOpen()
+        if (!sweeping) {
+          sweeping = true
+          background(sweeper)
+        }
         requestOptions.onId?.(id)
         const withToken = requestOptions.onProgress === undefined ? params : {
           ...params,
