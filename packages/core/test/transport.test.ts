@@ -1,0 +1,80 @@
+import { McpClient, McpServer, Transport } from "@effect-mcp/core"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+
+const Echo = McpServer.tool({
+  name: "echo",
+  input: Schema.Struct({ text: Schema.String }),
+  handler: ({ text }) => Effect.succeed(text)
+})
+const server = Echo.pipe(Layer.provideMerge(McpServer.layer({ name: "transport-test", version: "1" })))
+
+describe("Transport.Inbound", () => {
+  it.effect("keeps frames pushed before the engine receives, hands them over in order, then pushes at once", () =>
+    Effect.gen(function*() {
+      const inbound = yield* Transport.makeInbound
+      inbound.push(Transport.frame(1))
+      inbound.push(Transport.frame(2))
+      const seen: Array<unknown> = []
+      const receiving = yield* Effect.fork(inbound.receive((incoming) => {
+        seen.push(incoming._tag === "Frame" ? incoming.message : incoming.reason)
+        // A frame pushed while the kept ones are handed over comes after them.
+        if (seen.length === 1) inbound.push(Transport.frame(3))
+      }))
+      yield* Effect.yieldNow()
+      expect(seen).toEqual([1, 2, 3])
+      inbound.push(Transport.frame(4))
+      expect(seen).toEqual([1, 2, 3, 4])
+      inbound.end()
+      yield* Fiber.join(receiving)
+      expect(inbound.push(Transport.frame(5))).toBe(false)
+      expect(seen).toEqual([1, 2, 3, 4])
+    }))
+
+  it.effect("a receive started after the end hands over what was kept and completes", () =>
+    Effect.gen(function*() {
+      const inbound = yield* Transport.makeInbound
+      inbound.push(Transport.malformed("not JSON"))
+      inbound.end()
+      const seen: Array<Transport.Incoming> = []
+      yield* inbound.receive((incoming) => seen.push(incoming))
+      expect(seen).toEqual([Transport.malformed("not JSON")])
+    }))
+})
+
+describe("Transport.receiveStream", () => {
+  it.scoped("a transport whose frames arrive as a Stream serves a client; the stream's end closes it", () =>
+    Effect.gen(function*() {
+      const toServer = yield* Queue.unbounded<Transport.Incoming>()
+      const toClient = yield* Transport.makeInbound
+      const serverSide: Transport.TransportService = {
+        receive: Transport.receiveStream(Stream.fromQueue(toServer, { shutdown: true })),
+        send: (message) =>
+          Effect.sync(() => {
+            toClient.push(Transport.frame(message))
+          })
+      }
+      const clientSide: Transport.TransportService = {
+        receive: toClient.receive,
+        send: (message) => Effect.asVoid(Queue.offer(toServer, Transport.frame(message)))
+      }
+      const served = yield* McpServer.serve.pipe(
+        Effect.provide(server),
+        Effect.provideService(Transport.Transport, serverSide),
+        Effect.scoped,
+        Effect.fork
+      )
+      const client = yield* McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(
+        Effect.provideService(Transport.Transport, clientSide)
+      )
+      const result = yield* client.callTool("echo", { text: "over a Stream" })
+      expect(result.content).toEqual([{ type: "text", text: "over a Stream" }])
+      yield* Queue.shutdown(toServer)
+      yield* Fiber.join(served)
+    }))
+})
