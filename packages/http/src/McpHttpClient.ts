@@ -50,7 +50,14 @@ export interface Options {
   readonly terminateOnClose?: boolean
   /** Falls back to the deprecated HTTP+SSE transport when the first POST gets 400, 404 or 405 (default true). */
   readonly legacyFallback?: boolean
+  /**
+   * The largest message accepted from the server, in bytes (default 64 MiB): a JSON answer or an SSE event past it
+   * is not read further, and the request it answers fails at once with a TransportError-like -32000 error.
+   */
+  readonly maxMessageBytes?: number
 }
+
+const defaultMaxMessageBytes = 64 * 1024 * 1024
 
 /** Requests that may be resent when their fate is unknown (the session died while they were in flight). */
 const idempotent = new Set([
@@ -73,24 +80,57 @@ interface SseEvent {
 
 type Chunk = { readonly _tag: "Event"; readonly event: SseEvent } | { readonly _tag: "Retry"; readonly ms: number }
 
-/** SSE events of a body, parsed by eventsource-parser. */
-const sseEvents = <E>(body: Stream.Stream<Uint8Array, E>): Stream.Stream<Chunk, E> =>
+/** The answer is larger than the client accepts. */
+const tooLarge = (maxBytes: number) =>
+  new Failed({ reason: `the server's message is larger than ${maxBytes} bytes (maxMessageBytes)`, tooLarge: true })
+
+/** SSE events of a body, parsed by eventsource-parser; an event that grows past `maxBytes` fails the stream. */
+const sseEvents = <E>(body: Stream.Stream<Uint8Array, E>, maxBytes: number): Stream.Stream<Chunk, E | Failed> =>
   Stream.suspend(() => {
     const decoder = new TextDecoder()
     let out: Array<Chunk> = []
+    // Bytes fed since the last complete event: what the parser may be holding.
+    let held = 0
     const parser = createParser({
       onEvent: (e) => void out.push({ _tag: "Event", event: { id: e.id, event: e.event, data: e.data } }),
       onRetry: (ms) => void out.push({ _tag: "Retry", ms })
     })
     return body.pipe(
-      Stream.mapConcat((bytes) => {
+      Stream.mapConcatEffect((bytes): Effect.Effect<Array<Chunk>, Failed> => {
+        held += bytes.length
         parser.feed(decoder.decode(bytes, { stream: true }))
         const chunk = out
         out = []
-        return chunk
+        if (chunk.length > 0) held = 0
+        // An event that arrived whole in one chunk is measured by its data.
+        const whole = chunk.some((c) => c._tag === "Event" && c.event.data.length > maxBytes)
+        return held > maxBytes || whole ? Effect.fail(tooLarge(maxBytes)) : Effect.succeed(chunk)
       })
     )
   })
+
+/** A body as text, read no further than `maxBytes`. */
+const boundedText = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<string, Failed> => {
+  const declared = Number(response.headers["content-length"])
+  if (Number.isFinite(declared) && declared > maxBytes) return Effect.fail(tooLarge(maxBytes))
+  return Effect.suspend(() => {
+    const parts: Array<Uint8Array> = []
+    let size = 0
+    return response.stream.pipe(
+      Stream.mapError((e) => new Failed({ reason: e.message })),
+      Stream.runForEach((bytes) => {
+        size += bytes.length
+        if (size > maxBytes) return Effect.fail(tooLarge(maxBytes))
+        parts.push(bytes)
+        return Effect.void
+      }),
+      Effect.map(() => Buffer.concat(parts).toString("utf8"))
+    )
+  })
+}
 
 const statelessRevision = (message: unknown): string | undefined => {
   const rev = Wire.metaRevision(message)
@@ -100,7 +140,12 @@ const statelessRevision = (message: unknown): string | undefined => {
 }
 
 /** A failure of one exchange, before or while reading its answer. */
-class Failed extends Data.TaggedError("Failed")<{ readonly reason: string; readonly status?: number }> {}
+class Failed extends Data.TaggedError("Failed")<{
+  readonly reason: string
+  readonly status?: number
+  /** The answer passed `maxMessageBytes`: resuming its stream would only meet it again. */
+  readonly tooLarge?: boolean
+}> {}
 
 /** Makes the transport; it lives (and its session with it) until the scope closes. */
 export const make = (
@@ -109,6 +154,7 @@ export const make = (
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const url = typeof options.url === "string" ? options.url : options.url.toString()
+    const maxMessageBytes = options.maxMessageBytes ?? defaultMaxMessageBytes
     const incoming = yield* Effect.acquireRelease(Transport.makeInbound, (inbound) => Effect.sync(inbound.end))
     const exchanges = yield* FiberMap.make<JsonRpc.RequestId>()
     const reconnect = options.reconnect ??
@@ -244,17 +290,18 @@ export const make = (
     ): Effect.Effect<void, Failed> => {
       const type = response.headers["content-type"] ?? ""
       if (type.includes("text/event-stream")) {
-        return sseEvents(response.stream).pipe(
+        return sseEvents(response.stream, maxMessageBytes).pipe(
           Stream.runForEach((chunk) => {
             if (chunk._tag === "Retry") return Effect.sync(() => void (cursor.retryMs = chunk.ms))
             if (chunk.event.id !== undefined) cursor.lastEventId = chunk.event.id
             return chunk.event.data === "" ? Effect.void : onText(chunk.event.data)
           }),
-          Effect.mapError((e) => new Failed({ reason: `the SSE stream failed: ${e.message}` }))
+          Effect.mapError((e) =>
+            e._tag === "Failed" ? e : new Failed({ reason: `the SSE stream failed: ${e.message}` })
+          )
         )
       }
-      return response.text.pipe(
-        Effect.mapError((e) => new Failed({ reason: e.message })),
+      return boundedText(response, maxMessageBytes).pipe(
         Effect.flatMap((text) => (text.trim() === "" ? Effect.void : onText(text)))
       )
     }
@@ -360,7 +407,7 @@ export const make = (
       yield* FiberMap.run(
         exchanges,
         "effect-mcp-legacy-stream",
-        sseEvents(response.right.stream).pipe(
+        sseEvents(response.right.stream, maxMessageBytes).pipe(
           Stream.runForEach((chunk) => {
             if (chunk._tag === "Retry") return Effect.void
             if (chunk.event.event === "endpoint") {
@@ -555,6 +602,7 @@ export const make = (
           const cursor = { lastEventId: undefined as string | undefined, retryMs: undefined as number | undefined }
           const read = yield* Effect.either(readAnswer(response, receiveText, cursor))
           if (answered.has(id)) return
+          if (Either.isLeft(read) && read.left.tooLarge === true) return yield* synthesize(id, -32000, read.left.reason)
           if (rev !== undefined) {
             return yield* synthesize(
               id,

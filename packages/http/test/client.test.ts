@@ -91,6 +91,19 @@ describe.each(eras)("McpHttpClient against McpHttpServer, $name", ({ revision })
       expect(results).toEqual(Array.from({ length: 1000 }, (_, i) => `n${i}`))
     }), 120_000)
 
+  it.scopedLive("an answer above maxMessageBytes fails its call at once, as JSON or as an SSE event; the client carries on", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve()
+      const client = yield* connect(url, pin, { maxMessageBytes: 32 * 1024 })
+      const big = "x".repeat(64 * 1024)
+      const json = yield* Effect.flip(client.callTool("echo", { text: big }))
+      expect(json.message).toContain("larger than 32768 bytes")
+      // A progress token makes the answer an SSE stream: its progress event is the one too large.
+      const sse = yield* Effect.flip(Stream.runDrain(client.callToolStream("flood", { count: 1, size: 64 * 1024 })))
+      expect(sse.message).toContain("larger than 32768 bytes")
+      expect(text(yield* client.callTool("echo", { text: "still here" }))).toBe("still here")
+    }))
+
   it.scopedLive("the auth hook's identity reaches the handler; a request without a token gets 401", () =>
     Effect.gen(function*() {
       const { url } = yield* serve({
