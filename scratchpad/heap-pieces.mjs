@@ -5,6 +5,7 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Exit from "effect/Exit"
 import * as Context from "effect/Context"
+import * as PubSub from "effect/PubSub"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 setFlagsFromString("--expose-gc"); const gc = runInNewContext("gc")
@@ -21,6 +22,9 @@ const measure = async (label, make) => {
   await Effect.runPromise(Scope.close(scope, Exit.void))
 }
 await measure("scope only", Effect.succeed(1))
+await measure("PubSub.unbounded", PubSub.unbounded())
+await measure("a forked fiber", Effect.forkScoped(Effect.never))
+await measure("McpServer.layer alone", Layer.build(McpServer.layer({ name: "b", version: "1" })))
 await measure("registry", Layer.build(server))
 await measure("pair (memory)", InMemoryTransport.makePair)
 await measure("registry + serve", Effect.gen(function*() {
