@@ -125,21 +125,40 @@ const descriptorOf = <I, II, O, OI, F, FI, R>(def: Definition<I, II, O, OI, F, F
   }
 }
 
+/** What a definition compiles to once, however many servers register it: its descriptor and its codecs. */
+interface Compiled<I, O> {
+  readonly descriptor: Mcp.Tool
+  readonly decodeInput: (u: unknown) => Effect.Effect<I, ParseResult.ParseError>
+  readonly encodeOutput: ((value: O) => Effect.Effect<unknown, ParseResult.ParseError>) | undefined
+}
+
+const compiledDefinitions = new WeakMap<object, Compiled<unknown, unknown>>()
+
+const compile = <I, II, O, OI, F, FI, R>(def: Definition<I, II, O, OI, F, FI, R>): Compiled<I, O> => {
+  const known = compiledDefinitions.get(def)
+  if (known !== undefined) return known as Compiled<I, O>
+  const decodeOptions = { errors: "all", onExcessProperty: "ignore" } as const
+  const decodeInputNow = Schema.decodeUnknownEither(def.input, decodeOptions)
+  const decodeInputAsync = Schema.decodeUnknown(def.input, decodeOptions)
+  const compiled: Compiled<I, O> = {
+    descriptor: descriptorOf(def),
+    // Decoded synchronously (no Effect per call); only a schema with asynchronous transformations needs the Effect.
+    decodeInput: (u) => {
+      const decoded = decodeInputNow(u)
+      return Either.isRight(decoded) || decoded.left.issue._tag !== "Forbidden" ? decoded : decodeInputAsync(u)
+    },
+    encodeOutput: def.output === undefined ? undefined : Schema.encode(def.output)
+  }
+  compiledDefinitions.set(def, compiled as Compiled<unknown, unknown>)
+  return compiled
+}
+
 /** Turns a definition into a tool, capturing the handler's requirements from the given context. */
 export const make = <I, II, O, OI, F, FI, R>(
   def: Definition<I, II, O, OI, F, FI, R>,
   context: Context.Context<Exclude<R, RequestContext>>
 ): Tool => {
-  const decodeOptions = { errors: "all", onExcessProperty: "ignore" } as const
-  const decodeInputNow = Schema.decodeUnknownEither(def.input, decodeOptions)
-  const decodeInputAsync = Schema.decodeUnknown(def.input, decodeOptions)
-  // Decoded synchronously (no Effect per call); only a schema with asynchronous transformations needs the Effect.
-  const decodeInput = (u: unknown): Effect.Effect<I, ParseResult.ParseError> => {
-    const decoded = decodeInputNow(u)
-    return Either.isRight(decoded) || decoded.left.issue._tag !== "Forbidden" ? decoded : decodeInputAsync(u)
-  }
-  const encodeOutput = def.output === undefined ? undefined : Schema.encode(def.output)
-  const descriptor = descriptorOf(def)
+  const { decodeInput, descriptor, encodeOutput } = compile(def)
   const call: Tool["call"] = (args, ctx) =>
     decodeInput(args ?? {}).pipe(
       Effect.matchEffect({

@@ -75,8 +75,10 @@ export interface Options {
 export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Scope> =>
   Effect.gen(function*() {
     const entries = new Map<string, TaskEntry>()
-    const running = yield* FiberMap.make<string>()
-    const expiries = yield* FiberMap.make<string>()
+    // One map holds each task's fiber: its run, then (once settled) its expiry; a store with no tasks holds none.
+    const fibers = yield* FiberMap.make<string>()
+    const running = (taskId: string) => `run ${taskId}`
+    const expiry = (taskId: string) => `expiry ${taskId}`
 
     const update = (entry: TaskEntry, status: Mcp.TaskStatus, onStatus: StartOptions["onStatus"], message?: string) =>
       Effect.flatMap(iso, (at) => {
@@ -94,7 +96,7 @@ export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Sc
     const forget = (taskId: string) =>
       Effect.suspend(() => {
         entries.delete(taskId)
-        return Effect.zipRight(FiberMap.remove(running, taskId), FiberMap.remove(expiries, taskId))
+        return Effect.zipRight(FiberMap.remove(fibers, running(taskId)), FiberMap.remove(fibers, expiry(taskId)))
       })
 
     /** Forgets a settled task once its ttl has passed since its creation. */
@@ -103,8 +105,8 @@ export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Sc
         const ttl = entry.task.ttl ?? options.maxTtl
         const left = Math.max(0, Date.parse(entry.task.createdAt) + ttl - now)
         return FiberMap.run(
-          expiries,
-          entry.task.taskId,
+          fibers,
+          expiry(entry.task.taskId),
           Effect.zipRight(
             Effect.sleep(Duration.millis(left)),
             Effect.sync(() => entries.delete(entry.task.taskId))
@@ -150,7 +152,7 @@ export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Sc
             yield* Deferred.succeed(entry.outcome, outcome)
             if (entries.get(taskId) === entry) yield* expire(entry)
           })
-        yield* FiberMap.run(running, taskId, Effect.onExit(Effect.interruptible(run), settle))
+        yield* FiberMap.run(fibers, running(taskId), Effect.onExit(Effect.interruptible(run), settle))
         return entry.task
       })
 
@@ -167,7 +169,7 @@ export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Sc
           return yield* invalidParams(`Task ${entry.task.taskId} is already ${entry.task.status}`)
         }
         yield* update(entry, "cancelled", onStatusOf.get(entry) ?? (() => Effect.void), statusMessage)
-        yield* FiberMap.remove(running, entry.task.taskId)
+        yield* FiberMap.remove(fibers, running(entry.task.taskId))
         return entry.task
       })
 
