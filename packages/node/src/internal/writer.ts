@@ -44,6 +44,14 @@ export const make = (output: Writable | NodeJS.WritableStream, name: string): Wr
     return Effect.sync(cleanup)
   })
 
+  // The lines written within one tick go out together (one system call rather than one per line).
+  const corkable = "cork" in output && typeof output.cork === "function" ? (output as Writable) : undefined
+  let corked = false
+  const uncork = () => {
+    corked = false
+    corkable?.uncork()
+  }
+
   return {
     // Written in the caller's call; only a full buffer makes the send wait (for `drain`).
     send: (message) =>
@@ -52,6 +60,11 @@ export const make = (output: Writable | NodeJS.WritableStream, name: string): Wr
         if (isClosed()) return Effect.fail(closed())
         const line = Ndjson.encodeNow(message)
         if (typeof line !== "string") return Effect.fail(line)
+        if (corkable !== undefined && !corked) {
+          corked = true
+          corkable.cork()
+          process.nextTick(uncork)
+        }
         return output.write(line) ? Effect.void : waitForDrain
       })
   }
