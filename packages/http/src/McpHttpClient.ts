@@ -114,8 +114,11 @@ const boundedText = (
   response: HttpClientResponse.HttpClientResponse,
   maxBytes: number
 ): Effect.Effect<string, Failed> => {
-  const declared = Number(response.headers["content-length"])
-  if (Number.isFinite(declared) && declared > maxBytes) return Effect.fail(tooLarge(maxBytes))
+  const length = response.headers["content-length"]
+  const declared = length === undefined ? Number.NaN : Number(length)
+  if (declared > maxBytes) return Effect.fail(tooLarge(maxBytes))
+  // A declared length is all the body can be: read it whole (reading it as a Stream costs far more per answer).
+  if (Number.isFinite(declared)) return Effect.mapError(response.text, (e) => new Failed({ reason: e.message }))
   return Effect.suspend(() => {
     const parts: Array<Uint8Array> = []
     let size = 0
