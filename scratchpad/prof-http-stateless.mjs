@@ -13,7 +13,7 @@ import { createInterface } from "node:readline"
 const child = spawn(process.execPath, [...(process.env.NOPROF ? [] : ["--cpu-prof", "--cpu-prof-dir=/tmp/hprof"]), "examples/everything/dist/main.js", "--http"], { stdio: ["ignore", "pipe", "inherit"] })
 const url = await new Promise((ok) => createInterface({ input: child.stdout }).on("line", (l) => l.startsWith("LISTENING ") && ok(l.slice(10))))
 const scope = Effect.runSync(Scope.make())
-const context = await Effect.runPromise(Layer.buildWithScope(Layer.scoped(McpClient.McpClient, McpClient.make({ name: "p", version: "1", revision: "2026-07-28" })).pipe(Layer.provide(McpHttpClient.layer({ url }).pipe(Layer.provide(NodeHttpClient.layer)))), scope))
+const context = await Effect.runPromise(Layer.buildWithScope(Layer.scoped(McpClient.McpClient, McpClient.make({ name: "p", version: "1", revision: "2026-07-28" })).pipe(Layer.provide(McpHttpClient.layer({ url }).pipe(Layer.provide(NodeHttpClient.layerUndici)))), scope))
 const client = Context.get(context, McpClient.McpClient)
 const N = Number(process.env.N ?? 3000)
 const t0 = performance.now()

@@ -80,7 +80,7 @@ const clients = await Promise.all(Array.from({ length: CLIENTS }, async (_, i) =
   const layer = Layer.scoped(
     McpClient.McpClient,
     McpClient.make({ name: `soak-${i}`, version: "1", revision: i % 2 === 0 ? "2025-11-25" : "2026-07-28" })
-  ).pipe(Layer.provide(McpHttpClient.layer({ url })), Layer.provide(NodeHttpClient.layer))
+  ).pipe(Layer.provide(McpHttpClient.layer({ url })), Layer.provide(NodeHttpClient.layerUndici))
   return Context.get(await Effect.runPromise(Layer.buildWithScope(layer, scope)), McpClient.McpClient)
 }))
 

@@ -116,7 +116,7 @@ const connect = async (who, how) => {
     peer = await oursClient(
       http === undefined
         ? StdioClientTransport.layer({ command: process.execPath, args: [s.script, ...s.stdio], stderr: "ignore" })
-        : McpHttpClient.layer({ url: http.url }).pipe(Layer.provide(NodeHttpClient.layer)),
+        : McpHttpClient.layer({ url: http.url }).pipe(Layer.provide(NodeHttpClient.layerUndici)),
       revision
     )
   } else if (who === "v1") {
@@ -271,7 +271,7 @@ export const run = async () => {
 /** Connects a 2025-11-25 client of `who` to a listening URL. */
 const connectTo = async (who, url) => {
   if (who === "ours") {
-    return oursClient(McpHttpClient.layer({ url }).pipe(Layer.provide(NodeHttpClient.layer)), "2025-11-25")
+    return oursClient(McpHttpClient.layer({ url }).pipe(Layer.provide(NodeHttpClient.layerUndici)), "2025-11-25")
   }
   if (who === "v1") return sdkClient(new V1Client({ name: "bench", version: "1" }), new V1Http(new URL(url)))
   return sdkClient(

@@ -1,0 +1,32 @@
+// Profiles our HTTP client (steady state, sequential, REV default 2025-11-25) against examples/everything --http,
+// to /tmp/http-client.cpuprofile.
+import { McpClient } from "@effect-mcp/core"
+import { McpHttpClient } from "@effect-mcp/http"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import { spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
+import { Session } from "node:inspector/promises"
+import { createInterface } from "node:readline"
+const child = spawn(process.execPath, ["examples/everything/dist/main.js", "--http"], { stdio: ["ignore", "pipe", "ignore"] })
+const url = await new Promise((ok) => createInterface({ input: child.stdout }).on("line", (l) => l.startsWith("LISTENING ") && ok(l.slice(10))))
+const scope = Effect.runSync(Scope.make())
+const revision = process.env.REV ?? "2025-11-25"
+const context = await Effect.runPromise(Layer.buildWithScope(Layer.scoped(McpClient.McpClient, McpClient.make({ name: "p", version: "1", revision })).pipe(Layer.provide(McpHttpClient.layer({ url }).pipe(Layer.provide(NodeHttpClient.layerUndici)))), scope))
+const client = Context.get(context, McpClient.McpClient)
+const N = Number(process.env.N ?? 2000)
+for (let i = 0; i < 300; i++) await Effect.runPromise(client.callTool("echo", { text: "hello" }))
+const session = new Session(); session.connect()
+await session.post("Profiler.enable"); await session.post("Profiler.start")
+const cpu0 = process.cpuUsage(); const t0 = performance.now()
+for (let i = 0; i < N; i++) await Effect.runPromise(client.callTool("echo", { text: "hello" }))
+const ms = performance.now() - t0; const cpu = process.cpuUsage(cpu0)
+const { profile } = await session.post("Profiler.stop"); writeFileSync("/tmp/http-client.cpuprofile", JSON.stringify(profile))
+console.log(`${(N / ms * 1000).toFixed(0)} calls/s, client CPU ${((cpu.user + cpu.system) / N).toFixed(0)} µs/call`)
+await Effect.runPromise(Scope.close(scope, Exit.void))
+child.kill("SIGKILL")
+process.exit(0)
