@@ -109,8 +109,6 @@ export interface Inbound {
   readonly push: (incoming: Incoming) => boolean
   /** The peer went away: `receive` completes, once every frame kept so far is handed over. */
   readonly end: () => void
-  /** Whether `end` was called. */
-  readonly isEnded: () => boolean
   /** The transport's `receive`. */
   readonly receive: TransportService["receive"]
 }
@@ -134,7 +132,6 @@ const unsafeMakeInbound = (): Inbound => {
       onEnd = undefined
       wake?.()
     },
-    isEnded: () => ended,
     receive: (deliver) =>
       Effect.async<void>((resume) => {
         // Frames pushed while the kept ones are handed over join the end of the same array, in order.
