@@ -152,6 +152,33 @@ describe("JSON and SSE answers", () => {
       expect((yield* messages(res2))[0].result.content[0].text).toBe("counted to 2")
     }))
 
+  it.scopedLive("a cancelled request's POST ends as an SSE stream without an event; the session carries on", () =>
+    Effect.gen(function*() {
+      for (const responseMode of ["auto", "json"] as const) {
+        const started = yield* Deferred.make<void>()
+        const interrupted = yield* Deferred.make<void>()
+        const { url } = yield* serve(
+          { responseMode },
+          tools({
+            onSlowStarted: Deferred.succeed(started, undefined),
+            onSlowInterrupted: Deferred.succeed(interrupted, undefined)
+          })
+        )
+        const { headers } = yield* openSession(url)
+        const pending = Effect.runPromise(post(url, call(7, "slow"), headers))
+        yield* Deferred.await(started)
+        const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } }
+        expect((yield* post(url, cancel, headers)).status).toBe(202)
+        yield* Deferred.await(interrupted).pipe(Effect.timeout("5 seconds"))
+        const answer = yield* Effect.promise(() => pending)
+        expect(answer.status).toBe(200)
+        expect(answer.headers.get("content-type")).toContain("text/event-stream")
+        expect(yield* messages(answer)).toEqual([])
+        const after = yield* post(url, call(8, "echo", { text: "still here" }), headers)
+        expect((yield* messages(after))[0].result.content[0].text).toBe("still here")
+      }
+    }))
+
   it.scopedLive("2025-11-25 SSE starts with a priming event (id, empty data, retry); 2025-06-18 does not", () =>
     Effect.gen(function*() {
       const { url } = yield* serve({ responseMode: "sse", retryInterval: "1500 millis" })
