@@ -92,6 +92,25 @@ describe("timeouts", () => {
       yield* Deferred.await(cancelled)
     }))
 
+  it.scoped("a short timeout fires on time while a long one waits; the long one still fires at its deadline", () =>
+    Effect.gen(function*() {
+      const Slow = McpServer.tool({ name: "slow", input: Schema.Struct({}), handler: () => Effect.never })
+      const client = yield* connect(Slow.pipe(Layer.provideMerge(McpServer.layer(info))))
+      const long = yield* Effect.fork(Effect.either(client.callTool("slow", {}, { timeout: "1 second" })))
+      yield* TestClock.adjust("5 millis")
+      const short = yield* Effect.fork(Effect.either(client.callTool("slow", {}, { timeout: "20 millis" })))
+      yield* TestClock.adjust("19 millis")
+      expect(short.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("2 millis")
+      const failed = yield* Fiber.join(short)
+      expect(Either.isLeft(failed) && failed.left._tag).toBe("RequestTimeout")
+      yield* TestClock.adjust("960 millis")
+      expect(long.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("20 millis")
+      const late = yield* Fiber.join(long)
+      expect(Either.isLeft(late) && late.left._tag).toBe("RequestTimeout")
+    }))
+
   it.scoped("progress resets the timeout; maxTotalTimeout caps it", () =>
     Effect.gen(function*() {
       const Ticker = McpServer.tool({

@@ -13,6 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
@@ -66,7 +67,7 @@ export interface EngineOptions {
   readonly concurrency?: number
   /** The default timeout of outgoing requests (default 60 s). */
   readonly defaultTimeout?: Duration.DurationInput
-  /** How often expired requests are swept (default 50 ms): timeouts fire at most this late. */
+  /** How much later than its deadline a timeout may fire, so that timeouts close together share a sweep (default 10 ms). */
   readonly timeoutResolution?: Duration.DurationInput
 }
 
@@ -416,40 +417,58 @@ export const make = (
 
     // ---------- outgoing requests ----------
 
-    // One sweeper per connection fails expired requests, so a request costs no timer of its own. It runs only
-    // while requests await responses: an idle connection holds no fiber for it.
-    const resolution = Duration.toMillis(options.timeoutResolution ?? Duration.millis(50))
-    let sweeping = false
-    const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.suspend(() => {
-        const expired: Array<[JsonRpc.RequestId, Pending]> = []
-        for (const [id, entry] of pending) {
-          if (now >= Math.min(entry.lastActivity + entry.timeoutMs, entry.deadlineMs)) expired.push([id, entry])
-        }
-        for (const [id, entry] of expired) {
-          pending.delete(id)
-          complete(
-            entry,
-            Effect.fail(
-              new McpError.RequestTimeout({
-                message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${
-                  now - entry.lastActivity
-                } ms`,
-                method: entry.method
-              })
-            )
+    // One sweeper fiber per connection fails expired requests, so a request costs no timer of its own. It wakes at
+    // the earliest deadline it knows of, or after `idleCheck` to see whether anything still waits, and stops when
+    // nothing does: an idle connection holds no fiber for it. A request whose deadline comes more than
+    // `resolution` before the planned sweep restarts it, so short timeouts fire on time.
+    const resolution = Duration.toMillis(options.timeoutResolution ?? Duration.millis(10))
+    const idleCheck = 50
+    let sweeper: Fiber.RuntimeFiber<void> | undefined
+    let sweepAt = Number.POSITIVE_INFINITY
+    const expiryOf = (entry: Pending) => Math.min(entry.lastActivity + entry.timeoutMs, entry.deadlineMs)
+    /** Fails the requests expired at `now`; the earliest deadline of those left (infinite when none). */
+    const expire = (now: number): number => {
+      let next = Number.POSITIVE_INFINITY
+      const expired: Array<[JsonRpc.RequestId, Pending]> = []
+      for (const [id, entry] of pending) {
+        const at = expiryOf(entry)
+        if (now >= at) expired.push([id, entry])
+        else if (at < next) next = at
+      }
+      for (const [id, entry] of expired) {
+        pending.delete(id)
+        complete(
+          entry,
+          Effect.fail(
+            new McpError.RequestTimeout({
+              message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${now - entry.lastActivity} ms`,
+              method: entry.method
+            })
           )
+        )
+      }
+      return next
+    }
+    const sweepLoop: Effect.Effect<void> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.suspend(() => {
+        if (now < sweepAt) return Effect.zipRight(Effect.sleep(Duration.millis(sweepAt - now)), sweepLoop)
+        const next = expire(now)
+        if (pending.size === 0) {
+          sweeper = undefined
+          sweepAt = Number.POSITIVE_INFINITY
+          return Effect.void
         }
-        return Effect.void
+        sweepAt = Math.min(next, now + idleCheck)
+        return sweepLoop
       }))
-    const sweeper: Effect.Effect<void> = Effect.sleep(Duration.millis(resolution)).pipe(
-      Effect.zipRight(sweep),
-      Effect.zipRight(Effect.suspend(() => {
-        if (pending.size > 0) return sweeper
-        sweeping = false
-        return Effect.void
-      }))
-    )
+    /** Makes sure a sweep comes by `at` (within the resolution), for a request sent at `now`. */
+    const sweepBy = (now: number, at: number): void => {
+      if (sweeper !== undefined && at + resolution >= sweepAt) return
+      const previous = sweeper
+      sweepAt = Math.min(at, now + idleCheck)
+      sweeper = runInBackground(sweepLoop)
+      if (previous !== undefined) previous.unsafeInterruptAsFork(previous.id())
+    }
 
     const cancel = (id: JsonRpc.RequestId, reason: string, relatedRequestId: JsonRpc.RequestId | undefined) =>
       closed
@@ -477,10 +496,7 @@ export const make = (
           lastActivity: now
         }
         pending.set(id, entry)
-        if (!sweeping) {
-          sweeping = true
-          background(sweeper)
-        }
+        sweepBy(now, expiryOf(entry))
         requestOptions.onId?.(id)
         const withToken = requestOptions.onProgress === undefined ? params : {
           ...params,
