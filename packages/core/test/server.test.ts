@@ -350,6 +350,34 @@ describe("resources, templates, prompts, completion", () => {
     }))
 })
 
+describe("request context", () => {
+  it.scoped("its data and operations work when destructured", () =>
+    Effect.gen(function*() {
+      const Reporter = McpServer.tool({
+        name: "reporter",
+        input: Schema.Struct({}),
+        handler: () =>
+          Effect.gen(function*() {
+            const { log, method, progress, progressToken, revision } = yield* RequestContext.RequestContext
+            yield* progress(1, 2, "half")
+            yield* log("warning", "from a destructured log")
+            yield* progress(2, 2)
+            return `${method} ${revision} ${progressToken === undefined ? "no token" : "token"}`
+          })
+      })
+      const client = yield* connect(serverOf(Reporter), handshake)
+      const logs = yield* client.logMessages.pipe(Stream.take(1), Stream.runCollect, Effect.fork)
+      yield* Effect.repeatN(Effect.yieldNow(), 2)
+      const seen: Array<unknown> = []
+      const result = yield* client.callTool("reporter", {}, {
+        onProgress: (p) => void seen.push([p.progress, p.total, p.message])
+      })
+      expect(result.content).toEqual([{ type: "text", text: "tools/call 2025-11-25 token" }])
+      expect(seen).toEqual([[1, 2, "half"], [2, 2, undefined]])
+      expect(Chunk.toReadonlyArray(yield* Fiber.join(logs))).toEqual([{ level: "warning", data: "from a destructured log" }])
+    }))
+})
+
 describe("logging", () => {
   it.scoped("log messages respect logging/setLevel", () =>
     Effect.gen(function*() {

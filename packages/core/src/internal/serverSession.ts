@@ -20,6 +20,7 @@ import * as RequestContext from "../RequestContext.js"
 import type * as Transport from "../Transport.js"
 import * as Engine from "./engine.js"
 import * as Pagination from "./pagination.js"
+import { type Owner, type Peer, RequestContextImpl } from "./requestContextImpl.js"
 import * as TaskStore from "./taskStore.js"
 
 /** A running server session. */
@@ -31,20 +32,6 @@ export interface ServerSession {
 type Params = Record<string, unknown> | undefined
 
 /** The client as one request sees it: from the handshake, or from the request's own `_meta` (2026-07-28). */
-interface Peer {
-  readonly capabilities: Mcp.ClientCapabilities
-  readonly clientInfo: Mcp.Implementation | undefined
-  /** The threshold of log messages; `null` means no log messages at all (2026-07-28 without a level). */
-  readonly logLevel: () => RequestContext.LoggingLevel | undefined | null
-  /** Sends (or, statelessly, asks the client to answer) a server→client request. */
-  readonly ask: (
-    method: string,
-    params: unknown,
-    required: Record<string, unknown>,
-    satisfied: boolean
-  ) => Effect.Effect<unknown, McpError.McpError>
-}
-
 /** A handler under 2026-07-28 needs an answer the client has not given yet: ends the attempt with input_required. */
 class InputRequired {
   constructor(readonly key: string, readonly request: unknown) {}
@@ -182,6 +169,10 @@ export const make = (
       ask: (method, params, required, satisfied) => clientRequest(method, rev, params, id, required, satisfied)
     })
 
+    const contextOwner: Owner = {
+      notify,
+      logging: () => serverCapabilities.logging !== undefined
+    }
     const makeContext = (
       request: JsonRpc.Request,
       frame: Transport.Frame,
@@ -189,70 +180,17 @@ export const make = (
       params: Params,
       signal: () => AbortSignal,
       peer: Peer
-    ): RequestContext.RequestContextService => {
-      const meta = record(params?._meta)
-      const token = meta.progressToken
-      const progressToken = typeof token === "string" || typeof token === "number" ? token : undefined
-      const id = request.id
-      const caps = peer.capabilities
-      const elicitation = record(caps.elicitation)
-      return {
-        requestId: id,
-        method: request.method,
-        revision: rev,
-        clientInfo: peer.clientInfo,
-        clientCapabilities: caps,
-        meta,
-        progressToken,
-        auth: frame.auth,
-        get signal() {
-          return signal()
-        },
-        progress: (progress, total, message) =>
-          progressToken === undefined
-            ? Effect.void
-            : notify("notifications/progress", rev, {
-              progressToken,
-              progress,
-              ...(total === undefined ? {} : { total }),
-              ...(message === undefined ? {} : { message })
-            }, id),
-        log: (level, data, logger) => {
-          const threshold = peer.logLevel()
-          return serverCapabilities.logging === undefined || threshold === null ||
-              !RequestContext.passes(level, threshold)
-            ? Effect.void
-            : notify("notifications/message", rev, { level, data, ...(logger === undefined ? {} : { logger }) }, id)
-        },
-        elicit: (p) => {
-          const url = (p as { mode?: string }).mode === "url"
-          const has = caps.elicitation !== undefined &&
-            (url ? elicitation.url !== undefined : elicitation.url === undefined || elicitation.form !== undefined)
-          return peer.ask(
-            "elicitation/create",
-            p,
-            { elicitation: url ? { url: {} } : { form: {} } },
-            has
-          ) as Effect.Effect<Mcp.ElicitResult, McpError.McpError>
-        },
-        sample: (p) => {
-          const needsTools = p.tools !== undefined && p.tools.length > 0
-          const sampling = record(caps.sampling)
-          const has = caps.sampling !== undefined && (!needsTools || sampling.tools !== undefined)
-          return peer.ask(
-            "sampling/createMessage",
-            p,
-            { sampling: needsTools ? { tools: {} } : {} },
-            has
-          ) as Effect.Effect<Mcp.CreateMessageResult, McpError.McpError>
-        },
-        listRoots: () =>
-          peer.ask("roots/list", {}, { roots: {} }, caps.roots !== undefined) as Effect.Effect<
-            Mcp.ListRootsResult,
-            McpError.McpError
-          >
-      }
-    }
+    ): RequestContext.RequestContextService =>
+      new RequestContextImpl(
+        request.id,
+        request.method,
+        rev,
+        record(params?._meta),
+        frame.auth,
+        contextOwner,
+        peer,
+        signal
+      )
 
     // ---------- method handlers ----------
 

@@ -1,0 +1,138 @@
+/**
+ * The RequestContext a server session gives each request's handler: its data as fields and its operations on a
+ * shared prototype, so that a request allocates one object instead of one closure per operation.
+ */
+import type { JsonRpc, Mcp, McpError, Revision } from "@effect-mcp/schema"
+import * as Effect from "effect/Effect"
+import * as RequestContext from "../RequestContext.js"
+import type { AuthInfo } from "../Transport.js"
+
+/** What a request's context knows of the client it serves. */
+export interface Peer {
+  readonly capabilities: Mcp.ClientCapabilities
+  readonly clientInfo: Mcp.Implementation | undefined
+  /** The threshold of log messages; `null` means no log messages at all (2026-07-28 without a level). */
+  readonly logLevel: () => RequestContext.LoggingLevel | undefined | null
+  /** Sends (or, statelessly, asks the client to answer) a server→client request. */
+  readonly ask: (
+    method: string,
+    params: unknown,
+    required: Record<string, unknown>,
+    satisfied: boolean
+  ) => Effect.Effect<unknown, McpError.McpError>
+}
+
+/** What a request's context needs from its session. */
+export interface Owner {
+  /** Sends a notification related to a request. */
+  readonly notify: (method: string, rev: Revision.Revision, params: unknown, related: JsonRpc.RequestId) => Effect.Effect<void>
+  /** Whether the server declared the logging capability. */
+  readonly logging: () => boolean
+}
+
+const isToken = (token: unknown): token is Mcp.ProgressToken => typeof token === "string" || typeof token === "number"
+
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
+
+/**
+ * The context of one request. The operations are getters that return functions bound to the context, so
+ * destructuring them (`const { progress } = ctx`) works as with plain properties.
+ */
+export class RequestContextImpl implements RequestContext.RequestContextService {
+  readonly progressToken: Mcp.ProgressToken | undefined
+  readonly clientInfo: Mcp.Implementation | undefined
+  readonly clientCapabilities: Mcp.ClientCapabilities
+  readonly #owner: Owner
+  readonly #peer: Peer
+  readonly #signal: () => AbortSignal
+
+  constructor(
+    readonly requestId: JsonRpc.RequestId,
+    readonly method: string,
+    readonly revision: Revision.Revision,
+    readonly meta: Readonly<Record<string, unknown>>,
+    readonly auth: AuthInfo | undefined,
+    owner: Owner,
+    peer: Peer,
+    signal: () => AbortSignal
+  ) {
+    const token = meta.progressToken
+    this.progressToken = isToken(token) ? token : undefined
+    this.clientInfo = peer.clientInfo
+    this.clientCapabilities = peer.capabilities
+    this.#owner = owner
+    this.#peer = peer
+    this.#signal = signal
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal()
+  }
+
+  get progress(): RequestContext.RequestContextService["progress"] {
+    return (progress, total, message) => {
+      const progressToken = this.progressToken
+      return progressToken === undefined
+        ? Effect.void
+        : this.#owner.notify("notifications/progress", this.revision, {
+          progressToken,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message })
+        }, this.requestId)
+    }
+  }
+
+  get log(): RequestContext.RequestContextService["log"] {
+    return (level, data, logger) => {
+      const threshold = this.#peer.logLevel()
+      return !this.#owner.logging() || threshold === null || !RequestContext.passes(level, threshold)
+        ? Effect.void
+        : this.#owner.notify(
+          "notifications/message",
+          this.revision,
+          { level, data, ...(logger === undefined ? {} : { logger }) },
+          this.requestId
+        )
+    }
+  }
+
+  get elicit(): RequestContext.RequestContextService["elicit"] {
+    return (p) => {
+      const caps = this.clientCapabilities
+      const elicitation = record(caps.elicitation)
+      const url = (p as { mode?: string }).mode === "url"
+      const has = caps.elicitation !== undefined &&
+        (url ? elicitation.url !== undefined : elicitation.url === undefined || elicitation.form !== undefined)
+      return this.#peer.ask(
+        "elicitation/create",
+        p,
+        { elicitation: url ? { url: {} } : { form: {} } },
+        has
+      ) as Effect.Effect<Mcp.ElicitResult, McpError.McpError>
+    }
+  }
+
+  get sample(): RequestContext.RequestContextService["sample"] {
+    return (p) => {
+      const caps = this.clientCapabilities
+      const needsTools = p.tools !== undefined && p.tools.length > 0
+      const has = caps.sampling !== undefined && (!needsTools || record(caps.sampling).tools !== undefined)
+      return this.#peer.ask(
+        "sampling/createMessage",
+        p,
+        { sampling: needsTools ? { tools: {} } : {} },
+        has
+      ) as Effect.Effect<Mcp.CreateMessageResult, McpError.McpError>
+    }
+  }
+
+  get listRoots(): RequestContext.RequestContextService["listRoots"] {
+    return () =>
+      this.#peer.ask("roots/list", {}, { roots: {} }, this.clientCapabilities.roots !== undefined) as Effect.Effect<
+        Mcp.ListRootsResult,
+        McpError.McpError
+      >
+  }
+}
