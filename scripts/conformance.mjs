@@ -1,6 +1,6 @@
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned; on the Node 22 binary
-// installed as the dev dependency `node22`) against effect-mcp: the `active` and `pending` server suites
-// against examples/everything over Streamable HTTP, and the whole client suite against
+// installed as the dev dependency `node22` of the scripts/conformance package) against effect-mcp: the `active`
+// and `pending` server suites against examples/everything over Streamable HTTP, and the whole client suite against
 // examples/conformance-client. It reads every scenario's checks.json, prints one table (scenario, checks
 // passed, failed, warnings) and fails on any failed check outside scripts/conformance/baseline.json (only the
 // client's auth/* scenarios may be listed there), or on a baseline entry that now passes.
@@ -17,7 +17,7 @@ import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
-const node22 = join(root, "node_modules/node22/bin/node")
+const node22 = join(root, "scripts/conformance/node_modules/node22/bin/node")
 const suite = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js")
 const everything = join(root, "examples/everything/dist/main.js")
 const client = join(root, "examples/conformance-client/dist/main.js")
