@@ -13,12 +13,14 @@ export interface Peer {
   readonly clientInfo: Mcp.Implementation | undefined
   /** The threshold of log messages; `null` means no log messages at all (2026-07-28 without a level). */
   readonly logLevel: () => RequestContext.LoggingLevel | undefined | null
-  /** Sends (or, statelessly, asks the client to answer) a server→client request. */
+  /** Sends (or, statelessly, asks the client to answer) a server→client request, related to request `relatedId`. */
   readonly ask: (
     method: string,
     params: unknown,
     required: Record<string, unknown>,
-    satisfied: boolean
+    satisfied: boolean,
+    rev: Revision.Revision,
+    relatedId: JsonRpc.RequestId
   ) => Effect.Effect<unknown, McpError.McpError>
 }
 
@@ -45,7 +47,7 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
   readonly clientCapabilities: Mcp.ClientCapabilities
   readonly #owner: Owner
   readonly #peer: Peer
-  readonly #signal: () => AbortSignal
+  #controller: AbortController | undefined
 
   constructor(
     readonly requestId: JsonRpc.RequestId,
@@ -54,8 +56,7 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
     readonly meta: Readonly<Record<string, unknown>>,
     readonly auth: AuthInfo | undefined,
     owner: Owner,
-    peer: Peer,
-    signal: () => AbortSignal
+    peer: Peer
   ) {
     const token = meta.progressToken
     this.progressToken = isToken(token) ? token : undefined
@@ -63,11 +64,15 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
     this.clientCapabilities = peer.capabilities
     this.#owner = owner
     this.#peer = peer
-    this.#signal = signal
   }
 
   get signal(): AbortSignal {
-    return this.#signal()
+    return (this.#controller ??= new AbortController()).signal
+  }
+
+  /** Aborts the request's signal (when its handler is interrupted); nothing when nobody asked for the signal. */
+  get abort(): Effect.Effect<void> {
+    return Effect.sync(() => this.#controller?.abort())
   }
 
   get progress(): RequestContext.RequestContextService["progress"] {
@@ -109,7 +114,9 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
         "elicitation/create",
         p,
         { elicitation: url ? { url: {} } : { form: {} } },
-        has
+        has,
+        this.revision,
+        this.requestId
       ) as Effect.Effect<Mcp.ElicitResult, McpError.McpError>
     }
   }
@@ -123,16 +130,22 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
         "sampling/createMessage",
         p,
         { sampling: needsTools ? { tools: {} } : {} },
-        has
+        has,
+        this.revision,
+        this.requestId
       ) as Effect.Effect<Mcp.CreateMessageResult, McpError.McpError>
     }
   }
 
   get listRoots(): RequestContext.RequestContextService["listRoots"] {
     return () =>
-      this.#peer.ask("roots/list", {}, { roots: {} }, this.clientCapabilities.roots !== undefined) as Effect.Effect<
-        Mcp.ListRootsResult,
-        McpError.McpError
-      >
+      this.#peer.ask(
+        "roots/list",
+        {},
+        { roots: {} },
+        this.clientCapabilities.roots !== undefined,
+        this.revision,
+        this.requestId
+      ) as Effect.Effect<Mcp.ListRootsResult, McpError.McpError>
   }
 }

@@ -162,12 +162,17 @@ export const make = (
         return decoded.right
       })
 
-    const handshakePeer = (rev: Revision.Revision, id: JsonRpc.RequestId): Peer => ({
-      capabilities: clientCapabilities,
-      clientInfo,
+    /** The client of a handshake session, as every request's context sees it. */
+    const handshakePeer: Peer = {
+      get capabilities() {
+        return clientCapabilities
+      },
+      get clientInfo() {
+        return clientInfo
+      },
       logLevel: () => logLevel,
-      ask: (method, params, required, satisfied) => clientRequest(method, rev, params, id, required, satisfied)
-    })
+      ask: (method, params, required, satisfied, rev, id) => clientRequest(method, rev, params, id, required, satisfied)
+    }
 
     const contextOwner: Owner = {
       notify,
@@ -178,9 +183,8 @@ export const make = (
       frame: Transport.Frame,
       rev: Revision.Revision,
       params: Params,
-      signal: () => AbortSignal,
       peer: Peer
-    ): RequestContext.RequestContextService =>
+    ): RequestContextImpl =>
       new RequestContextImpl(
         request.id,
         request.method,
@@ -188,8 +192,7 @@ export const make = (
         record(params?._meta),
         frame.auth,
         contextOwner,
-        peer,
-        signal
+        peer
       )
 
     // ---------- method handlers ----------
@@ -520,7 +523,7 @@ export const make = (
           logLevel: () => null,
           ask: (m) => Effect.fail(invalidParams(`${m} is not available here`))
         }
-        const ctx = makeContext(request, frame, rev, params, () => new AbortController().signal, peer)
+        const ctx = makeContext(request, frame, rev, params, peer)
         return Effect.map(extension(params, ctx), (result) => decorate(method, result))
       }
       const facts = Method.info(method)
@@ -575,9 +578,7 @@ export const make = (
           logLevel: () => (typeof level === "string" ? (level as RequestContext.LoggingLevel) : null),
           ask
         }
-        let controller: AbortController | undefined
-        const signal = () => (controller ??= new AbortController()).signal
-        const ctx = makeContext(request, frame, rev, params, signal, peer)
+        const ctx = makeContext(request, frame, rev, params, peer)
         return handler(params, ctx).pipe(
           Effect.catchAllCause((cause) => {
             const pending = Chunk.findFirst(Cause.defects(cause), (d): d is InputRequired => d instanceof InputRequired)
@@ -591,7 +592,7 @@ export const make = (
               })
             )
           }),
-          Effect.onInterrupt(() => Effect.sync(() => controller?.abort())),
+          Effect.onInterrupt(() => ctx.abort),
           Effect.flatMap((result) => encodeResult(method, rev, decorate(method, result)))
         )
       }
@@ -640,15 +641,12 @@ export const make = (
         return Effect.fail(invalidParams(`Invalid params for ${method}: ${Codec.describe(decoded.left)}`))
       }
       const params = decoded.right as Params
-      let controller: AbortController | undefined
-      const signal = () =>
-        (controller ??= new AbortController()).signal
-      const ctx = makeContext(request, frame, rev, params, signal, handshakePeer(rev, request.id))
+      const ctx = makeContext(request, frame, rev, params, handshakePeer)
       return handler(params, ctx).pipe(
         Effect.flatMap((result) =>
           encodeResult(method, rev, result)
         ),
-        Effect.onInterrupt(() => Effect.sync(() => controller?.abort()))
+        Effect.onInterrupt(() => ctx.abort)
       )
     }
 
