@@ -374,7 +374,10 @@ describe("request context", () => {
       })
       expect(result.content).toEqual([{ type: "text", text: "tools/call 2025-11-25 token" }])
       expect(seen).toEqual([[1, 2, "half"], [2, 2, undefined]])
-      expect(Chunk.toReadonlyArray(yield* Fiber.join(logs))).toEqual([{ level: "warning", data: "from a destructured log" }])
+      expect(Chunk.toReadonlyArray(yield* Fiber.join(logs))).toEqual([{
+        level: "warning",
+        data: "from a destructured log"
+      }])
     }))
 })
 

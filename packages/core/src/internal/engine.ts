@@ -67,7 +67,7 @@ export interface EngineOptions {
   readonly concurrency?: number
   /** The default timeout of outgoing requests (default 60 s). */
   readonly defaultTimeout?: Duration.DurationInput
-  /** How much later than its deadline a timeout may fire, so that timeouts close together share a sweep (default 10 ms). */
+  /** How late past its deadline a timeout may fire, so that close deadlines share a sweep (default 10 ms). */
   readonly timeoutResolution?: Duration.DurationInput
 }
 
@@ -441,7 +441,9 @@ export const make = (
           entry,
           Effect.fail(
             new McpError.RequestTimeout({
-              message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${now - entry.lastActivity} ms`,
+              message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${
+                now - entry.lastActivity
+              } ms`,
               method: entry.method
             })
           )

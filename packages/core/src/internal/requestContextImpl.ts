@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as RequestContext from "../RequestContext.js"
 import type { AuthInfo } from "../Transport.js"
 
-/** What a request's context knows of the client it serves. */
+/** The client as one request sees it: from the handshake, or from the request's own `_meta` (2026-07-28). */
 export interface Peer {
   readonly capabilities: Mcp.ClientCapabilities
   readonly clientInfo: Mcp.Implementation | undefined
@@ -27,7 +27,12 @@ export interface Peer {
 /** What a request's context needs from its session. */
 export interface Owner {
   /** Sends a notification related to a request. */
-  readonly notify: (method: string, rev: Revision.Revision, params: unknown, related: JsonRpc.RequestId) => Effect.Effect<void>
+  readonly notify: (
+    method: string,
+    rev: Revision.Revision,
+    params: unknown,
+    related: JsonRpc.RequestId
+  ) => Effect.Effect<void>
   /** Whether the server declared the logging capability. */
   readonly logging: () => boolean
 }

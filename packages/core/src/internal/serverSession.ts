@@ -31,7 +31,6 @@ export interface ServerSession {
 
 type Params = Record<string, unknown> | undefined
 
-/** The client as one request sees it: from the handshake, or from the request's own `_meta` (2026-07-28). */
 /** A handler under 2026-07-28 needs an answer the client has not given yet: ends the attempt with input_required. */
 class InputRequired {
   constructor(readonly key: string, readonly request: unknown) {}
@@ -646,7 +645,9 @@ export const make = (
         Effect.flatMap((result) =>
           encodeResult(method, rev, result)
         ),
-        Effect.onInterrupt(() => ctx.abort)
+        Effect.onInterrupt(() =>
+          ctx.abort
+        )
       )
     }
 
