@@ -4,7 +4,10 @@
  * every later send with a TransportError (and is never left unhandled).
  */
 import { Transport } from "@effect-mcp/core"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import type { Writable } from "node:stream"
 import * as Ndjson from "./ndjson.js"
 
@@ -28,20 +31,24 @@ export const make = (output: Writable | NodeJS.WritableStream, name: string): Wr
   const closed = () => new Transport.TransportError({ reason: `${name} is closed` })
   const isClosed = () => "writable" in output && output.writable === false
 
-  const waitForDrain = Effect.async<void, Transport.TransportError>((resume) => {
-    const settle = () => {
-      cleanup()
-      resume(failure === undefined ? Effect.void : Effect.fail(failure))
+  // Every send that finds the buffer full waits for the same drain: one set of listeners however many wait.
+  let drained: Deferred.Deferred<void, Transport.TransportError> | undefined
+  const waitForDrain = Effect.suspend(() => {
+    if (drained === undefined) {
+      const waiting = Deferred.unsafeMake<void, Transport.TransportError>(FiberId.none)
+      drained = waiting
+      const settle = () => {
+        output.removeListener("drain", settle)
+        output.removeListener("error", settle)
+        output.removeListener("close", settle)
+        drained = undefined
+        Deferred.unsafeDone(waiting, failure === undefined ? Exit.void : Exit.fail(failure))
+      }
+      output.once("drain", settle)
+      output.once("error", settle)
+      output.once("close", settle)
     }
-    const cleanup = () => {
-      output.removeListener("drain", settle)
-      output.removeListener("error", settle)
-      output.removeListener("close", settle)
-    }
-    output.once("drain", settle)
-    output.once("error", settle)
-    output.once("close", settle)
-    return Effect.sync(cleanup)
+    return Deferred.await(drained)
   })
 
   // The lines written within one tick go out together (one system call rather than one per line).
