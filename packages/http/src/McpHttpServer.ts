@@ -293,9 +293,6 @@ const makeHandler = (options: Options) =>
         yield* Outbox.offer(target, { seq, message, final })
       })
 
-    /** Whether a stream's item is the marker that ends it without a response (see endStream). */
-    const isEndMarker = (message: Transport.Outgoing) => Array.isArray(message) && message.length === 0
-
     /** Ends a POST stream that will get no response (cancelled, or its session ended). */
     const endStream = (s: Session, target: Outbox.OutStream) =>
       Effect.suspend(() => {
@@ -415,12 +412,12 @@ const makeHandler = (options: Options) =>
           : yield* Queue.take(stream.queue).pipe(Effect.onInterrupt(() => onEnd))
         // Every request of the POST was cancelled while its session lives: no response comes, so the answer is an
         // SSE stream that ends without an event (a JSON error here would read as the session's end).
-        const cancelled = first !== undefined && isEndMarker(first.message) && s !== undefined && !s.closed
+        const cancelled = first !== undefined && Outbox.isEndMarker(first.message) && s !== undefined && !s.closed
         if (first !== undefined && !cancelled && (first.final && as !== "sse" || as === "json")) {
           stream.finalTaken = first.final
           if (s !== undefined && first.final) s.streams.delete(stream.key)
           yield* onEnd
-          const message = isEndMarker(first.message) ? undefined : first.message
+          const message = Outbox.isEndMarker(first.message) ? undefined : first.message
           if (message === undefined) {
             return s === undefined
               ? httpError(503, -32000, "The server is shutting down", headers)

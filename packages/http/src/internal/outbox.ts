@@ -56,6 +56,9 @@ export type Bound =
   /** At most `n` messages wait; a sender of one more waits for the reader (a POST's stream). */
   | { readonly backpressure: number }
 
+/** Whether an item's message is the marker that ends a stream without a response (an empty batch). */
+export const isEndMarker = (message: Transport.Outgoing): boolean => Array.isArray(message) && message.length === 0
+
 /** The default bound of a POST's stream. */
 export const defaultWindow = 256
 
@@ -122,7 +125,7 @@ export const write = (stream: OutStream, options: WriteOptions): Effect.Effect<S
       })
     // An empty batch is the marker that ends a stream with no response (cancelled, or the session ended).
     const render = (item: Item): Uint8Array | undefined =>
-      item.seq <= replayedUpTo || (Array.isArray(item.message) && item.message.length === 0)
+      item.seq <= replayedUpTo || isEndMarker(item.message)
         ? undefined
         : Sse.event(eventId?.(item.seq), item.message)
     const live: Stream.Stream<Item> = stream.finalTaken && options.first === undefined
