@@ -9,6 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import { createServer, request as httpRequest } from "node:http"
+import type { AddressInfo } from "node:net"
 import { connect, serve, tools } from "./helpers.js"
 
 const eras = [
@@ -18,6 +20,43 @@ const eras = [
 ]
 
 const text = (result: { readonly content: ReadonlyArray<unknown> }) => (result.content[0] as { text: string }).text
+
+/**
+ * A proxy on 127.0.0.1 in front of `target` that answers without Content-Length: each JSON answer goes out
+ * chunked, in 4 KiB pieces, so the client cannot know its size before it reads it. Stops with the scope.
+ */
+const chunkingProxy = (target: string) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly url: string; readonly close: () => void }>((resume) => {
+      const upstream = new URL(target)
+      const proxy = createServer((req, res) => {
+        const forward = httpRequest(
+          { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+          (answer) => {
+            const { "content-length": _length, ...headers } = answer.headers
+            res.writeHead(answer.statusCode ?? 502, headers)
+            answer.on("data", (chunk: Buffer) => {
+              for (let i = 0; i < chunk.length; i += 4096) res.write(chunk.subarray(i, i + 4096))
+            })
+            answer.on("end", () => res.end())
+          }
+        )
+        forward.on("error", () => res.destroy())
+        req.pipe(forward)
+      })
+      proxy.listen(0, "127.0.0.1", () => {
+        const { port } = proxy.address() as AddressInfo
+        resume(Effect.succeed({
+          url: `http://127.0.0.1:${port}${upstream.pathname}`,
+          close: () => {
+            proxy.closeAllConnections()
+            proxy.close()
+          }
+        }))
+      })
+    }),
+    (proxy) => Effect.sync(proxy.close)
+  )
 
 describe.each(eras)("McpHttpClient against McpHttpServer, $name", ({ revision }) => {
   const pin = revision === undefined ? {} : { revision }
@@ -101,6 +140,18 @@ describe.each(eras)("McpHttpClient against McpHttpServer, $name", ({ revision })
       // A progress token makes the answer an SSE stream: its progress event is the one too large.
       const sse = yield* Effect.flip(Stream.runDrain(client.callToolStream("flood", { count: 1, size: 64 * 1024 })))
       expect(sse.message).toContain("larger than 32768 bytes")
+      expect(text(yield* client.callTool("echo", { text: "still here" }))).toBe("still here")
+    }))
+
+  it.scopedLive("a chunked answer (no Content-Length) above maxMessageBytes fails its call; the client carries on", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve()
+      const proxy = yield* chunkingProxy(url)
+      const client = yield* connect(proxy.url, pin, { maxMessageBytes: 32 * 1024 })
+      // Lengths and messages only: a failure should not print 64 KiB strings.
+      expect(text(yield* client.callTool("echo", { text: "y".repeat(16 * 1024) })).length).toBe(16 * 1024)
+      const tooBig = yield* Effect.either(client.callTool("echo", { text: "x".repeat(64 * 1024) }))
+      expect(tooBig._tag === "Left" ? tooBig.left.message : "the call succeeded").toContain("larger than 32768 bytes")
       expect(text(yield* client.callTool("echo", { text: "still here" }))).toBe("still here")
     }))
 
