@@ -4,6 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import * as Scoped from "./internal/scoped.js"
 import * as Transport from "./Transport.js"
 
 /** Two linked transport ends: what one sends, the other receives. */
@@ -21,7 +22,12 @@ const end = (inbound: Transport.Inbound, peer: Transport.Inbound): Transport.Tra
 
 /** Makes a linked pair; closing the scope ends both directions, so each side sees its peer go away. */
 export const makePair: Effect.Effect<Pair, never, Scope.Scope> = Effect.gen(function*() {
-  const toServer = yield* Effect.acquireRelease(Transport.makeInbound, (inbound) => Effect.sync(inbound.end))
-  const toClient = yield* Effect.acquireRelease(Transport.makeInbound, (inbound) => Effect.sync(inbound.end))
+  const [toServer, toClient] = yield* Scoped.acquireSync(
+    () => [Transport.unsafeMakeInbound(), Transport.unsafeMakeInbound()] as const,
+    ([toServer, toClient]) => {
+      toServer.end()
+      toClient.end()
+    }
+  )
   return { client: end(toClient, toServer), server: end(toServer, toClient) }
 })

@@ -245,7 +245,10 @@ export const make = (
     const sampling = yield* Effect.serviceOption(ClientHandlers.SamplingHandler)
     const elicitation = yield* Effect.serviceOption(ClientHandlers.ElicitationHandler)
     const roots = yield* Effect.serviceOption(ClientHandlers.RootsProvider)
-    const notifications = yield* PubSub.unbounded<JsonRpc.Notification>()
+    // The notification hub is made for its first reader (synchronously): until then a notification has no reader
+    // and is dropped, as a hub without subscribers would drop it.
+    let hub: PubSub.PubSub<JsonRpc.Notification> | undefined
+    const notifications = () => (hub ??= Effect.runSync(PubSub.unbounded<JsonRpc.Notification>()))
     const outputSchemas = new Map<string, unknown>()
     let revision: Revision.Revision = options.revision ?? Revision.latestHandshake
 
@@ -305,7 +308,8 @@ export const make = (
             return notFound(request.method)
         }
       },
-      onNotification: (notification) => Effect.asVoid(PubSub.publish(notifications, notification)),
+      onNotification: (notification) =>
+        hub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(hub, notification)),
       acceptsBatch: () => false
     }, options.requestTimeout === undefined ? {} : { defaultTimeout: options.requestTimeout })
 
@@ -761,8 +765,22 @@ export const make = (
           })
         )
 
+      // Streams of notifications are built on first use, not with the client: six eager Stream values cost about
+      // 28 KB a connection, which a host with many servers would pay for streams it never reads.
       const byMethod = (method: string) =>
-        Stream.fromPubSub(notifications).pipe(Stream.filter((n) => n.method === method))
+        Stream.fromPubSub(notifications()).pipe(Stream.filter((n) => n.method === method))
+      const allNotifications = once(() => Stream.fromPubSub(notifications()))
+      const toolListChanged = once(() => Stream.as(byMethod("notifications/tools/list_changed"), undefined))
+      const resourceListChanged = once(() => Stream.as(byMethod("notifications/resources/list_changed"), undefined))
+      const promptListChanged = once(() => Stream.as(byMethod("notifications/prompts/list_changed"), undefined))
+      const resourceUpdated = once(() =>
+        byMethod("notifications/resources/updated").pipe(Stream.map((n) => String(n.params?.uri)))
+      )
+      const logMessages = once(() =>
+        byMethod("notifications/message").pipe(
+          Stream.map((n) => n.params as unknown as Mcp.LoggingMessageNotificationParams)
+        )
+      )
 
       return {
         revision,
@@ -799,7 +817,7 @@ export const make = (
         listen: (filter) =>
           Stream.unwrapScoped(
             Effect.gen(function*() {
-              const queue = yield* PubSub.subscribe(notifications)
+              const queue = yield* PubSub.subscribe(notifications())
               let id: JsonRpc.RequestId | undefined
               const call = yield* Effect.forkScoped(
                 engine.request("subscriptions/listen", { notifications: filter, _meta: statelessMeta(revision) }, {
@@ -817,20 +835,34 @@ export const make = (
             })
           ),
         stateless,
-        notifications: Stream.fromPubSub(notifications),
-        toolListChanged: Stream.as(byMethod("notifications/tools/list_changed"), undefined),
-        resourceListChanged: Stream.as(byMethod("notifications/resources/list_changed"), undefined),
-        promptListChanged: Stream.as(byMethod("notifications/prompts/list_changed"), undefined),
-        resourceUpdated: byMethod("notifications/resources/updated").pipe(
-          Stream.map((n) => String(n.params?.uri))
-        ),
-        logMessages: byMethod("notifications/message").pipe(
-          Stream.map((n) => n.params as unknown as Mcp.LoggingMessageNotificationParams)
-        ),
+        get notifications() {
+          return allNotifications()
+        },
+        get toolListChanged() {
+          return toolListChanged()
+        },
+        get resourceListChanged() {
+          return resourceListChanged()
+        },
+        get promptListChanged() {
+          return promptListChanged()
+        },
+        get resourceUpdated() {
+          return resourceUpdated()
+        },
+        get logMessages() {
+          return logMessages()
+        },
         closed: engine.closed
       }
     }
   })
+
+/** A value made on first use and kept. */
+const once = <A>(make: () => A): () => A => {
+  let made: { readonly value: A } | undefined
+  return () => (made ??= { value: make() }).value
+}
 
 const describe = (cause: unknown): string =>
   isRecord(cause) && typeof cause.message === "string" && cause.message !== ""

@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as RequestState from "./internal/requestState.js"
+import * as Scoped from "./internal/scoped.js"
 import * as ServerSession from "./internal/serverSession.js"
 import * as TaskStore from "./internal/taskStore.js"
 import * as Prompt from "./Prompt.js"
@@ -122,12 +123,25 @@ export interface McpServerService {
   readonly requestState: RequestState.Signer
   /** Every resource update. */
   readonly resourceUpdates: PubSub.PubSub<string>
+  /**
+   * Calls the watcher, synchronously, on every list change and resource update until the scope closes. A
+   * connection watches this way so that an idle one holds no fiber and no subscription.
+   */
+  readonly watch: (watcher: ChangeWatcher) => Effect.Effect<void, never, Scope.Scope>
   /** Every task of every connection (tasks outlive the stateless request that created them). */
   readonly tasks: TaskStore.TaskStore
   /** What the server is doing now, over every live connection. */
   readonly stats: () => ServerStats
   /** Counts a connection in `stats` until the scope closes (each connection's session does this). */
   readonly track: (connection: ConnectionCounts) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/** What a connection does when the server changes: it must only record or schedule work, never block or throw. */
+export interface ChangeWatcher {
+  /** A list of tools, resources or prompts changed. */
+  readonly listChanged: (kind: ListKind) => void
+  /** The resource at this URI changed. */
+  readonly resourceUpdated: (uri: string) => void
 }
 
 /** The live counts of one connection. */
@@ -154,8 +168,9 @@ export class McpServer extends Context.Tag("@effect-mcp/core/McpServer")<McpServ
 /** Makes a server registry (its tasks run in the given scope). */
 export const make = (options: Options): Effect.Effect<McpServerService, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const changes = yield* PubSub.unbounded<ListKind>()
-    const resourceUpdates = yield* PubSub.unbounded<string>()
+    // The hubs are made for their first reader (synchronously); connections use `watch`, so most servers make none.
+    let changesHub: PubSub.PubSub<ListKind> | undefined
+    let updatesHub: PubSub.PubSub<string> | undefined
     const requestState = yield* RequestState.make(options.requestStateKey)
     const tasks = yield* TaskStore.make({
       pollInterval: Duration.toMillis(options.tasks?.pollInterval ?? Duration.seconds(1)),
@@ -166,10 +181,12 @@ export const make = (options: Options): Effect.Effect<McpServerService, never, S
     const templates = new Map<string, Resource.Template>()
     const prompts = new Map<string, Prompt.Prompt>()
     const connections = new Set<ConnectionCounts>()
+    const watchers = new Set<ChangeWatcher>()
     let cachedCapabilities: Mcp.ServerCapabilities | undefined
     const changed = (kind: ListKind) => {
       cachedCapabilities = undefined
-      return Effect.asVoid(PubSub.publish(changes, kind))
+      for (const watcher of watchers) watcher.listChanged(kind)
+      return changesHub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(changesHub, kind))
     }
     const put = <A>(map: Map<string, A>, key: string, value: A, kind: ListKind) =>
       Effect.suspend(() => {
@@ -225,9 +242,18 @@ export const make = (options: Options): Effect.Effect<McpServerService, never, S
       prompts: () => [...prompts.values()],
       prompt: (n) => prompts.get(n),
       capabilities,
-      notifyResourceUpdated: (uri) => Effect.asVoid(PubSub.publish(resourceUpdates, uri)),
-      changes,
-      resourceUpdates,
+      notifyResourceUpdated: (uri) =>
+        Effect.suspend(() => {
+          for (const watcher of watchers) watcher.resourceUpdated(uri)
+          return updatesHub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(updatesHub, uri))
+        }),
+      get changes() {
+        return (changesHub ??= Effect.runSync(PubSub.unbounded<ListKind>()))
+      },
+      get resourceUpdates() {
+        return (updatesHub ??= Effect.runSync(PubSub.unbounded<string>()))
+      },
+      watch: (watcher) => Scoped.acquireSync(() => watchers.add(watcher), () => watchers.delete(watcher)),
       requestState,
       tasks,
       stats: () => {
@@ -240,10 +266,7 @@ export const make = (options: Options): Effect.Effect<McpServerService, never, S
         return { connections: connections.size, inFlight, pending }
       },
       track: (connection) =>
-        Effect.acquireRelease(
-          Effect.sync(() => void connections.add(connection)),
-          () => Effect.sync(() => void connections.delete(connection))
-        )
+        Effect.asVoid(Scoped.acquireSync(() => connections.add(connection), () => connections.delete(connection)))
     }
   })
 
@@ -258,7 +281,7 @@ const registered = <R>(
     Effect.gen(function*() {
       const server = yield* McpServer
       const context = yield* Effect.context<Exclude<R, RequestContext>>()
-      yield* Effect.acquireRelease(add(server, context), (key) => remove(server, key))
+      yield* Effect.uninterruptible(Effect.flatMap(add(server, context), (key) => Scoped.onClose(remove(server, key))))
     })
   )
 

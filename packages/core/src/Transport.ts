@@ -113,7 +113,8 @@ export interface Inbound {
   readonly receive: TransportService["receive"]
 }
 
-const unsafeMakeInbound = (): Inbound => {
+/** Makes an Inbound now (it holds no resource; `end` it when the peer goes away). */
+export const unsafeMakeInbound = (): Inbound => {
   let receiver: Deliver | undefined
   let kept: Array<Incoming> = []
   let ended = false

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
@@ -341,10 +342,15 @@ describe("resources, templates, prompts, completion", () => {
         handshake
       )
       const updates = yield* client.resourceUpdated.pipe(Stream.take(1), Stream.runCollect, Effect.fork)
-      yield* Effect.yieldNow()
       yield* client.subscribe("file:///readme.md")
-      yield* registry!.notifyResourceUpdated("file:///other")
-      yield* registry!.notifyResourceUpdated("file:///readme.md")
+      // The stream listens from when its fiber has run: publish until it has seen an update. An unsubscribed URI
+      // goes first each time, so seeing it would show the server sent it.
+      yield* registry!.notifyResourceUpdated("file:///other").pipe(
+        Effect.zipRight(registry!.notifyResourceUpdated("file:///readme.md")),
+        Effect.zipRight(Effect.yieldNow()),
+        Effect.zipRight(Fiber.poll(updates)),
+        Effect.repeat({ until: Option.isSome })
+      )
       expect(Chunk.toReadonlyArray(yield* Fiber.join(updates))).toEqual(["file:///readme.md"])
       yield* client.unsubscribe("file:///readme.md")
     }))

@@ -21,6 +21,7 @@ import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import { ConnectionClosed } from "../Errors.js"
 import * as Transport from "../Transport.js"
+import * as Scoped from "./scoped.js"
 
 /** A progress update for one of our requests. */
 export interface Progress {
@@ -93,6 +94,8 @@ export interface Engine {
   readonly inFlight: () => number
   /** How many of our requests await a response. */
   readonly pendingCount: () => number
+  /** Runs side work on a fiber of the connection (interrupted when the connection's scope closes). */
+  readonly background: (effect: Effect.Effect<void>) => void
 }
 
 interface Pending {
@@ -391,7 +394,7 @@ export const make = (
         )
       })
 
-    yield* Effect.addFinalizer(() => shutdown("the connection's scope closed"))
+    yield* Scoped.onClose(shutdown("the connection's scope closed"))
 
     yield* transport.receive(deliver).pipe(
       Effect.matchCauseEffect({
@@ -530,6 +533,7 @@ export const make = (
       closed: Deferred.await(closedSignal),
       isClosed: () => closed,
       inFlight: () => Effect.runSync(FiberMap.size(inflight)),
-      pendingCount: () => pending.size
+      pendingCount: () => pending.size,
+      background
     }
   })

@@ -12,15 +12,15 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as PubSub from "effect/PubSub"
-import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { CacheableMethod, McpServerService } from "../McpServer.js"
+import type { CacheableMethod, ListKind, McpServerService } from "../McpServer.js"
 import * as RequestContext from "../RequestContext.js"
 import type * as Transport from "../Transport.js"
 import * as Engine from "./engine.js"
 import * as Pagination from "./pagination.js"
 import { type Owner, type Peer, RequestContextImpl } from "./requestContextImpl.js"
+import * as Scoped from "./scoped.js"
 import * as TaskStore from "./taskStore.js"
 
 /** A running server session. */
@@ -98,7 +98,7 @@ export const make = (
     }
     // Tasks live in the server's store; a handshake session owns its tasks, which end with it.
     const sessionOwner = `session:${globalThis.crypto.randomUUID()}`
-    yield* Effect.addFinalizer(() => server.tasks.release(sessionOwner))
+    yield* Scoped.onClose(server.tasks.release(sessionOwner))
     const ownerOf = (ctx: RequestContext.RequestContextService) =>
       Revision.isStateless(ctx.revision) ? TaskStore.statelessOwner(ctx.auth) : sessionOwner
 
@@ -680,35 +680,35 @@ export const make = (
 
     // Started by `initialize`: a stateless connection (one 2026 request) never pays for them.
     const sessionScope = yield* Effect.scope
-    const startPushes = Effect.gen(function*() {
-      const changes = yield* PubSub.subscribe(server.changes)
-      const updates = yield* PubSub.subscribe(server.resourceUpdates)
-      // Plain loops over the subscriptions, not Streams: a session is cheap to keep open by the thousand.
-      // Changes within `debounce` of the first one go out as one notification per list.
-      yield* Queue.take(changes).pipe(
-        Effect.zipLeft(Effect.sleep(debounce)),
-        Effect.flatMap((first) => Effect.map(Queue.takeAll(changes), (rest) => new Set([first, ...rest]))),
-        Effect.flatMap((kinds) =>
-          Effect.forEach(kinds, (kind) => {
-            const rev = revision
-            if (!ready || rev === undefined) return Effect.void
-            const declared = record(record(serverCapabilities)[kind])
-            return declared.listChanged === true ? notify(listChangedMethod[kind], rev, {}) : Effect.void
-          }, { discard: true })
-        ),
-        Effect.forever,
-        Effect.forkScoped
-      )
-      yield* Queue.take(updates).pipe(
-        Effect.flatMap((uri) => {
-          const rev = revision
-          return rev !== undefined && subscriptions.has(uri)
-            ? notify("notifications/resources/updated", rev, { uri })
-            : Effect.void
-        }),
-        Effect.forever,
-        Effect.forkScoped
-      )
+    // The server calls the session's watcher; a notification's fiber exists only while one is due, so an idle
+    // session holds no fiber and no subscription for them. Changes within `debounce` of the first one go out as
+    // one notification per list.
+    const changedKinds = new Set<ListKind>()
+    let flushDue = false
+    const flushChanges = Effect.suspend(() => {
+      flushDue = false
+      const kinds = [...changedKinds]
+      changedKinds.clear()
+      const rev = revision
+      if (!ready || rev === undefined) return Effect.void
+      return Effect.forEach(kinds, (kind) => {
+        const declared = record(record(serverCapabilities)[kind])
+        return declared.listChanged === true ? notify(listChangedMethod[kind], rev, {}) : Effect.void
+      }, { discard: true })
+    })
+    const startPushes = server.watch({
+      listChanged: (kind) => {
+        changedKinds.add(kind)
+        if (flushDue) return
+        flushDue = true
+        engine.background(Effect.zipRight(Effect.sleep(debounce), flushChanges))
+      },
+      resourceUpdated: (uri) => {
+        const rev = revision
+        if (rev !== undefined && subscriptions.has(uri)) {
+          engine.background(notify("notifications/resources/updated", rev, { uri }))
+        }
+      }
     }).pipe(Scope.extend(sessionScope))
 
     return { engine, closed: engine.closed }

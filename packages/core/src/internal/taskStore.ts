@@ -15,7 +15,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 
 /** How a settled task ended: its tool result, or the error of its call. */
 export type Outcome = Exit.Exit<Mcp.CallToolResult, McpError.McpError>
@@ -75,8 +75,11 @@ export interface Options {
 export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Scope> =>
   Effect.gen(function*() {
     const entries = new Map<string, TaskEntry>()
-    // One map holds each task's fiber: its run, then (once settled) its expiry; a store with no tasks holds none.
-    const fibers = yield* FiberMap.make<string>()
+    // One map holds each task's fiber: its run, then (once settled) its expiry. It is made, in the store's scope,
+    // with the first task (its making is synchronous): a server that runs no task holds no map.
+    const scope = yield* Effect.scope
+    let made: FiberMap.FiberMap<string> | undefined
+    const fibers = () => (made ??= Effect.runSync(Scope.extend(FiberMap.make<string>(), scope)))
     const running = (taskId: string) => `run ${taskId}`
     const expiry = (taskId: string) => `expiry ${taskId}`
 
@@ -96,7 +99,7 @@ export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Sc
     const forget = (taskId: string) =>
       Effect.suspend(() => {
         entries.delete(taskId)
-        return Effect.zipRight(FiberMap.remove(fibers, running(taskId)), FiberMap.remove(fibers, expiry(taskId)))
+        return Effect.zipRight(FiberMap.remove(fibers(), running(taskId)), FiberMap.remove(fibers(), expiry(taskId)))
       })
 
     /** Forgets a settled task once its ttl has passed since its creation. */
@@ -105,7 +108,7 @@ export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Sc
         const ttl = entry.task.ttl ?? options.maxTtl
         const left = Math.max(0, Date.parse(entry.task.createdAt) + ttl - now)
         return FiberMap.run(
-          fibers,
+          fibers(),
           expiry(entry.task.taskId),
           Effect.zipRight(
             Effect.sleep(Duration.millis(left)),
@@ -152,7 +155,7 @@ export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Sc
             yield* Deferred.succeed(entry.outcome, outcome)
             if (entries.get(taskId) === entry) yield* expire(entry)
           })
-        yield* FiberMap.run(fibers, running(taskId), Effect.onExit(Effect.interruptible(run), settle))
+        yield* FiberMap.run(fibers(), running(taskId), Effect.onExit(Effect.interruptible(run), settle))
         return entry.task
       })
 
@@ -169,7 +172,7 @@ export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Sc
           return yield* invalidParams(`Task ${entry.task.taskId} is already ${entry.task.status}`)
         }
         yield* update(entry, "cancelled", onStatusOf.get(entry) ?? (() => Effect.void), statusMessage)
-        yield* FiberMap.remove(fibers, running(entry.task.taskId))
+        yield* FiberMap.remove(fibers(), running(entry.task.taskId))
         return entry.task
       })
 
