@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
 import { connect, rawPeer } from "./helpers.js"
 
@@ -190,6 +191,28 @@ describe("tools", () => {
       yield* TestClock.adjust("20 millis")
       expect(Chunk.size(yield* Fiber.join(changes))).toBe(1)
       expect((yield* client.listTools()).map((t) => t.name)).toEqual(["extra", "extra2"])
+    }))
+
+  it.scopedLive("an idle session holds no fiber for its pushes: one runs only while a list_changed is due", () =>
+    Effect.gen(function*() {
+      const base = McpServer.tool({ name: "base", input: Schema.Struct({}), handler: () => Effect.succeed("") })
+      let registry: McpServer.McpServerService | undefined
+      const supervisor = yield* Supervisor.track
+      yield* connect(
+        serverOf(base).pipe(Layer.tap((ctx) =>
+          Effect.sync(() => {
+            registry = Context.get(ctx, McpServer.McpServer)
+          })
+        )),
+        handshake
+      ).pipe(Effect.supervised(supervisor))
+      const running = Effect.map(supervisor.value, (fibers) => fibers.length)
+      yield* Effect.sleep("100 millis") // the handshake's timeout sweeper stops
+      const idle = yield* running
+      yield* registry!.removeTool("base")
+      expect(yield* running).toBe(idle + 1)
+      yield* Effect.sleep("100 millis")
+      expect(yield* running).toBe(idle)
     }))
 
   it.scoped("2024-11-05 clients never see fields their revision lacks", () =>
