@@ -35,6 +35,10 @@ const servers = {
 }
 const CALLS = Number(process.env.BENCH_TRANSPORT_CALLS ?? 2000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+// Calls made on each new connection before it is measured, so that the rows show a warm server and client (the
+// steady state of a long-lived connection); a fresh process's first calls are the "spawn + initialize" row's
+// business. BENCH_TRANSPORT_WARMUP=0 measures cold connections, as sessions 1–5 did.
+const WARMUP = Number(process.env.BENCH_TRANSPORT_WARMUP ?? 2000)
 const IN_FLIGHT = 64
 const CLK_TCK = 100
 const megabyte = "x".repeat(1024 * 1024)
@@ -205,6 +209,7 @@ export const run = async () => {
       for (let i = 0; i < RUNS + 1; i++) {
         for (const who of whos(how)) {
           const peer = await connect(who, how)
+          if (WARMUP > 0) await measure(peer, concurrency, how === "stdio" ? WARMUP : Math.ceil(WARMUP / 2))
           const m = await measure(peer, concurrency, calls)
           await peer.close()
           if (i > 0) results[who].push(m) // the first round warms up
