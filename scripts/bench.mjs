@@ -6,6 +6,17 @@ import { readdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
+// Each kind of warning once: SDK 1.32's HTTP client adds an abort listener to one signal per request (shown by
+// scratchpad/abort-listeners.mjs), and Node would print a MaxListeners warning for every request past 1,500.
+const warned = new Set()
+process.removeAllListeners("warning")
+process.on("warning", (warning) => {
+  const kind = `${warning.name}: ${warning.message.replace(/\d+/g, "N")}`
+  if (warned.has(kind)) return
+  warned.add(kind)
+  process.stderr.write(`bench: ${warning.name}: ${warning.message} (printed once)\n`)
+})
+
 const dir = join(dirname(fileURLToPath(import.meta.url)), "bench")
 const only = process.argv.slice(2)
 const files = readdirSync(dir)
