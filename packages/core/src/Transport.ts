@@ -30,6 +30,11 @@ export interface Frame {
   readonly auth?: AuthInfo
   /** The revision the transport already knows this frame speaks (e.g. from an HTTP header). */
   readonly revision?: string
+  /**
+   * The id the peer gave this request, when the transport renumbered it to keep the requests of several peers
+   * apart on one connection (2026-07-28 HTTP requests share one): the request context reports this id.
+   */
+  readonly requestId?: string | number
 }
 
 /** Bytes from the peer that were not JSON; the engine answers -32700 with id null. */

@@ -3,8 +3,9 @@
  * deciding per request. Handshake-era clients (2025-03-26 … 2025-11-25) get sessions
  * (`Mcp-Session-Id`), each one an in-memory Transport under `McpServer.serve`, with JSON or SSE
  * answers, the standalone GET stream, resumability through the `EventStore`, keep-alive and
- * idle reaping. 2026-07-28 requests are stateless: each POST is its own connection, checked
- * against its `Mcp-Method`/`Mcp-Name` headers, and closing its response stream cancels it.
+ * idle reaping. 2026-07-28 requests are stateless: each POST is one request on a connection they all
+ * share (renumbered, so that clients' ids never meet), checked against its `Mcp-Method`/`Mcp-Name`
+ * headers, and closing its response stream cancels it.
  * Host and Origin are checked against an allow-list, bodies are bounded, and an optional hook
  * authenticates every request (with RFC 9728 protected-resource metadata). The deprecated
  * HTTP+SSE transport (2024-11-05) can be served beside it on its own two endpoints.
@@ -160,6 +161,13 @@ const statusOfError = (code: unknown): number =>
     ? 400
     : 200
 
+/** A stateless request waiting on the shared connection: where its messages go, and the id its client gave it. */
+interface StatelessRoute {
+  readonly stream: Outbox.OutStream
+  readonly clientId: JsonRpc.RequestId
+  readonly as: "auto" | "json" | "sse"
+}
+
 const errorCode = (message: Transport.Outgoing | undefined): unknown =>
   message !== undefined && !Array.isArray(message) && "error" in message ? message.error.code : undefined
 
@@ -237,14 +245,66 @@ const makeHandler = (options: Options) =>
     const protect = options.dnsRebindingProtection ?? true
     const allowedHosts = (options.allowedHosts ?? localHosts).map((h) => h.toLowerCase())
     const sessions = new Map<string, Session>()
-    // Stateless requests each run as their own connection: they share one requestState key, so that a
-    // multi-round-trip retry (a new connection) verifies the state an earlier one signed.
+    // Stateless requests share one requestState key (random per endpoint unless configured), so that a
+    // multi-round-trip retry verifies the state an earlier round signed.
     const statelessServer: McpServer.McpServerService = server.options.requestStateKey === undefined
       ? {
         ...server,
         options: { ...server.options, requestStateKey: globalThis.crypto.getRandomValues(new Uint8Array(32)) }
       }
       : server
+
+    // ---------- 2026-07-28: one connection for every stateless request ----------
+
+    // Stateless requests share one server connection: a connection of their own cost each about 0.4 ms
+    // (`scratchpad/stateless-connection-cost.mjs`). It is made here, with the endpoint, so that its fibers run in
+    // the endpoint's context, never in the context of whichever request came first. Each request is renumbered on
+    // it, so that two clients' ids never meet; its frame carries the client's id for the request context, and its
+    // response gets that id back on the way out. The connection is not one of the server's stats: each request
+    // counts as one while it waits. It lives in the server's scope, so shutting down ends a long
+    // `subscriptions/listen`.
+    const statelessConnection = yield* Effect.gen(function*() {
+      const incoming = Transport.unsafeMakeInbound()
+      const routes = new Map<JsonRpc.RequestId, StatelessRoute>()
+      const transport: Transport.TransportService = {
+        receive: incoming.receive,
+        send: (message, sendOptions) =>
+          Effect.suspend(() => {
+            // Batches are refused before they get here: a message is a response or a notification.
+            if (Array.isArray(message)) return Effect.void
+            if (Wire.isResponse(message)) {
+              const route = message.id === null ? undefined : routes.get(message.id)
+              if (route === undefined || message.id === null) return Effect.void
+              routes.delete(message.id)
+              route.stream.pending.delete(route.clientId)
+              return push(undefined, route.stream, { ...message, id: route.clientId }, true)
+            }
+            const related = sendOptions?.relatedRequestId
+            const route = related === undefined ? undefined : routes.get(related)
+            return route === undefined || route.as === "json"
+              ? Effect.void
+              : push(undefined, route.stream, message, false)
+          })
+      }
+      // If the connection ends (the server shuts down), every request waiting on it ends without a response.
+      const unanswered = Effect.suspend(() => {
+        const waiting = [...routes.values()]
+        routes.clear()
+        return Effect.forEach(waiting, (route) => {
+          route.stream.pending.clear()
+          return Queue.offer(route.stream.queue, { seq: route.stream.nextSeq++, message: [], final: true })
+        }, { discard: true })
+      })
+      const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
+      yield* McpServer.serve.pipe(
+        Effect.provideService(McpServer.McpServer, { ...statelessServer, track: () => Effect.void }),
+        Effect.provideService(Transport.Transport, transport),
+        Scope.extend(scope),
+        Effect.ensuring(unanswered),
+        Effect.forkIn(scope)
+      )
+      return { incoming, routes, nextId: 0 }
+    })
 
     const metadataUrl = options.protectedResource === undefined ? undefined : (() => {
       const url = new URL(options.protectedResource.resource)
@@ -679,42 +739,30 @@ const makeHandler = (options: Options) =>
         const requestId = body.id
         // A listen stream is nothing but notifications: it is SSE whatever the response mode.
         const as = body.method === "subscriptions/listen" ? "sse" : mode
-        const incoming = yield* Transport.makeInbound
+        const shared = statelessConnection
+        const wireId = shared.nextId++
         const stream = yield* Outbox.make("r")
         stream.pending.add(requestId)
-        const transport: Transport.TransportService = {
-          receive: incoming.receive,
-          send: (message, sendOptions) =>
-            Effect.suspend(() => {
-              const ids = responseIds(message)
-              if (ids.includes(requestId)) {
-                if (!stream.pending.delete(requestId)) return Effect.void
-                return push(undefined, stream, message, true)
-              }
-              if (ids.length === 0 && sendOptions?.relatedRequestId === requestId && as !== "json") {
-                return stream.pending.size === 0 ? Effect.void : push(undefined, stream, message, false)
-              }
-              return Effect.void
-            })
-        }
-        // The connection lives in the server's scope (so that shutting down ends a long `subscriptions/listen`).
-        const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
-        const end = Scope.close(scope, Exit.void)
-        // If the connection ends before its response (the server shuts down), the answer ends too.
-        const unanswered = Effect.suspend(() => {
-          if (!stream.pending.delete(requestId)) return Effect.void
-          return Queue.offer(stream.queue, { seq: stream.nextSeq++, message: [], final: true })
-        })
-        yield* McpServer.serve.pipe(
-          Effect.provideService(McpServer.McpServer, statelessServer),
-          Effect.provideService(Transport.Transport, transport),
-          Scope.extend(scope),
-          Effect.ensuring(unanswered),
-          Effect.forkIn(scope)
+        shared.routes.set(wireId, { stream, clientId: requestId, as })
+        // Counted as a connection of the server while it waits for its response.
+        const counted = yield* Scope.make()
+        yield* server.track({ inFlight: () => (shared.routes.has(wireId) ? 1 : 0), pending: () => 0 }).pipe(
+          Scope.extend(counted)
         )
-        incoming.push(
-          Transport.frame(body, {
+        // When the answer ends before the response (the client went away), the request is cancelled.
+        const end = Effect.suspend(() => {
+          if (shared.routes.delete(wireId)) {
+            shared.incoming.push(Transport.frame(
+              { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: wireId } },
+              { revision: Revision.stateless }
+            ))
+          }
+          return Scope.close(counted, Exit.void)
+        })
+        shared.incoming.push(
+          Transport.frame({ ...body, id: wireId }, {
             revision: String(request.headers["mcp-protocol-version"]),
+            requestId,
             ...(auth === undefined ? {} : { auth })
           })
         )

@@ -1,7 +1,10 @@
+import { McpServer, RequestContext } from "@effect-mcp/core"
 import { McpHttpServer } from "@effect-mcp/http"
 import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import {
   initialize,
   messages,
@@ -16,7 +19,12 @@ import {
   tools
 } from "./helpers.js"
 
-const call = (id: number, name: string, args: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+const call = (
+  id: number | string,
+  name: string,
+  args: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {}
+) => ({
   jsonrpc: "2.0",
   id,
   method: "tools/call",
@@ -291,6 +299,35 @@ describe("2026-07-28", () => {
       const [answer] = yield* messages(res)
       expect(answer.result.resultType).toBe("complete")
       expect(answer.result.content[0].text).toBe("s")
+    }))
+
+  it.scopedLive("stateless requests with the same id, at once: each gets its own progress and result, under its id", () =>
+    Effect.gen(function*() {
+      const RequestIdTool = McpServer.tool({
+        name: "request-id",
+        input: Schema.Struct({}),
+        handler: () => Effect.map(RequestContext.RequestContext, (ctx) => `id ${JSON.stringify(ctx.requestId)}`)
+      })
+      const { url } = yield* serve({ responseMode: "sse" }, Layer.merge(tools(), RequestIdTool))
+      const counting = (to: number) =>
+        post(url, call(7, "count", { to, delayMs: 5 }, { _meta: { ...meta2026, progressToken: `t${to}` } }), {
+          ...headers2026("tools/call", "count")
+        }).pipe(Effect.flatMap(messages))
+      const [three, five] = yield* Effect.all([counting(3), counting(5)], { concurrency: 2 })
+      for (const [answer, to] of [[three, 3], [five, 5]] as const) {
+        const progress = answer.filter((m) => m.method === "notifications/progress")
+        expect(progress.map((m) => [m.params.progressToken, m.params.progress])).toEqual(
+          Array.from({ length: to }, (_, i) => [`t${to}`, i + 1])
+        )
+        const result = answer.find((m) => "result" in m)
+        expect(result.id).toBe(7)
+        expect(result.result.content[0].text).toBe(`counted to ${to}`)
+      }
+      const [named] = yield* post(url, call("the-id", "request-id", {}, { _meta: meta2026 }), {
+        ...headers2026("tools/call", "request-id")
+      }).pipe(Effect.flatMap(messages))
+      expect(named.id).toBe("the-id")
+      expect(named.result.content[0].text).toBe(`id "the-id"`)
     }))
 
   it.scopedLive("GET and DELETE get 405", () =>

@@ -56,6 +56,8 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
 
   constructor(
     readonly requestId: JsonRpc.RequestId,
+    /** The request's id on this connection (the `requestId` unless the transport renumbered it): what related messages name. */
+    readonly relatedId: JsonRpc.RequestId,
     readonly method: string,
     readonly revision: Revision.Revision,
     readonly meta: Readonly<Record<string, unknown>>,
@@ -90,7 +92,7 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
           progress,
           ...(total === undefined ? {} : { total }),
           ...(message === undefined ? {} : { message })
-        }, this.requestId)
+        }, this.relatedId)
     }
   }
 
@@ -103,7 +105,7 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
           "notifications/message",
           this.revision,
           { level, data, ...(logger === undefined ? {} : { logger }) },
-          this.requestId
+          this.relatedId
         )
     }
   }
@@ -121,7 +123,7 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
         { elicitation: url ? { url: {} } : { form: {} } },
         has,
         this.revision,
-        this.requestId
+        this.relatedId
       ) as Effect.Effect<Mcp.ElicitResult, McpError.McpError>
     }
   }
@@ -137,7 +139,7 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
         { sampling: needsTools ? { tools: {} } : {} },
         has,
         this.revision,
-        this.requestId
+        this.relatedId
       ) as Effect.Effect<Mcp.CreateMessageResult, McpError.McpError>
     }
   }
@@ -150,7 +152,7 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
         { roots: {} },
         this.clientCapabilities.roots !== undefined,
         this.revision,
-        this.requestId
+        this.relatedId
       ) as Effect.Effect<Mcp.ListRootsResult, McpError.McpError>
   }
 }

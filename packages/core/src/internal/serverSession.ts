@@ -63,7 +63,7 @@ const cacheable = new Set([
   "resources/read",
   "server/discover"
 ])
-type Handler = (params: Params, ctx: RequestContext.RequestContextService) => Effect.Effect<unknown, McpError.McpError>
+type Handler = (params: Params, ctx: RequestContextImpl) => Effect.Effect<unknown, McpError.McpError>
 
 const invalidParams = (message: string) => new McpError.InvalidParams({ message })
 const methodNotFound = (method: string) =>
@@ -185,6 +185,7 @@ export const make = (
       peer: Peer
     ): RequestContextImpl =>
       new RequestContextImpl(
+        frame.requestId ?? request.id,
         request.id,
         request.method,
         rev,
@@ -228,8 +229,9 @@ export const make = (
         if (Array.isArray(wanted.resourceSubscriptions) && can("resources", "subscribe")) {
           ack.resourceSubscriptions = uris
         }
-        const id = ctx.requestId
-        const meta = { [metaKeys.subscriptionId]: id }
+        // The subscription is named by the client's id; its notifications go out related to the request's own.
+        const id = ctx.relatedId
+        const meta = { [metaKeys.subscriptionId]: ctx.requestId }
         const rev = ctx.revision
         const changes = yield* PubSub.subscribe(server.changes)
         const updates = yield* PubSub.subscribe(server.resourceUpdates)
