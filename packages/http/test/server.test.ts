@@ -409,6 +409,42 @@ describe("2026-07-28", () => {
       yield* Deferred.await(interrupted).pipe(Effect.timeout("5 seconds"))
       yield* Effect.promise(() => pending)
     }))
+
+  it.scopedLive(
+    "200 stateless requests, all with id 1, cancelled mid-flight: every handler ends, nothing stays counted",
+    () =>
+      Effect.gen(function*() {
+        const N = 200
+        let started = 0
+        let interrupted = 0
+        const { server, url } = yield* serve(
+          {},
+          tools({
+            onSlowStarted: Effect.sync(() => void started++),
+            onSlowInterrupted: Effect.sync(() => void interrupted++)
+          })
+        )
+        const until = (done: () => boolean) =>
+          Effect.sleep("10 millis").pipe(Effect.repeat({ until: done, times: 1000 }))
+        const aborts = Array.from({ length: N }, () => new AbortController())
+        const pending = aborts.map((abort) =>
+          fetch(url, {
+            method: "POST",
+            headers: postHeaders(headers2026("tools/call", "slow")),
+            body: JSON.stringify(call(1, "slow", {}, { _meta: meta2026 })),
+            signal: abort.signal
+          }).catch(() => undefined)
+        )
+        yield* until(() => started === N)
+        expect(server.stats()).toMatchObject({ connections: N, inFlight: N })
+        for (const abort of aborts) abort.abort()
+        yield* until(() => interrupted === N)
+        expect(interrupted).toBe(N)
+        yield* Effect.promise(() => Promise.all(pending))
+        expect(server.stats()).toEqual({ connections: 0, inFlight: 0, pending: 0 })
+      }),
+    60_000
+  )
 })
 
 describe("security", () => {
