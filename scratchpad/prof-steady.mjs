@@ -18,7 +18,7 @@ const run = async (n) => { let next = 0; await Promise.all(Array.from({ length: 
 await run(3000)
 const session = new Session(); session.connect()
 if (process.env.PROF) { await session.post("Profiler.enable"); await session.post("Profiler.start") }
-if (process.env.ALLOC) await session.post("HeapProfiler.startSampling", { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+if (process.env.ALLOC) await session.post("HeapProfiler.startSampling", { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: process.env.ALLOC !== "major" })
 const t0 = performance.now()
 await run(N)
 const ms = performance.now() - t0

@@ -4,13 +4,14 @@ import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { connect, rawPeer, rawServer } from "./helpers.js"
+import { connect, makeRawServer, rawPeer, rawServer } from "./helpers.js"
 
 const info = { name: "engine-test", version: "1.0.0" }
 
@@ -64,6 +65,54 @@ describe("cancellation", () => {
       yield* Deferred.await(started)
       yield* Fiber.interrupt(call)
       yield* Deferred.await(finalized)
+    }))
+  it.scoped("a cancelled call aborts its handler's signal; a call that finished leaves it alone", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const aborted = yield* Deferred.make<void>()
+      const signals: Array<AbortSignal> = []
+      const Fetching = McpServer.tool({
+        name: "fetching",
+        input: Schema.Struct({ hang: Schema.Boolean }),
+        handler: ({ hang }) =>
+          Effect.gen(function*() {
+            const { signal } = yield* RequestContext.RequestContext
+            signals.push(signal)
+            if (!hang) return "done"
+            signal.addEventListener("abort", () => Deferred.unsafeDone(aborted, Exit.void))
+            yield* Deferred.succeed(started, undefined)
+            return yield* Effect.never
+          })
+      })
+      const client = yield* connect(Fetching.pipe(Layer.provideMerge(McpServer.layer(info))))
+      yield* client.callTool("fetching", { hang: false })
+      const call = yield* Effect.fork(client.callTool("fetching", { hang: true }))
+      yield* Deferred.await(started)
+      expect(signals[1]?.aborted).toBe(false)
+      yield* Fiber.interrupt(call)
+      yield* Deferred.await(aborted)
+      expect(signals.map((s) => s.aborted)).toEqual([false, true])
+    }))
+
+  it.scoped("a call interrupted while its request is still being sent is forgotten and cancelled on the wire", () =>
+    Effect.gen(function*() {
+      const sending = yield* Deferred.make<number>()
+      // The transport holds every tools/call send (as a transport with a full buffer would) and lets the rest through.
+      const server = yield* makeRawServer((m) =>
+        m.method === "tools/call" ? Deferred.succeed(sending, m.id).pipe(Effect.zipRight(Effect.never)) : Effect.void
+      )
+      const connecting = yield* Effect.fork(
+        McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer))
+      )
+      yield* server.acceptHandshake
+      const client = yield* Fiber.join(connecting)
+      const call = yield* Effect.fork(client.callTool("anything", {}))
+      const id = yield* Deferred.await(sending)
+      expect(client.stats().pending).toBe(1)
+      yield* Fiber.interrupt(call)
+      const cancelled = yield* server.next
+      expect(cancelled).toMatchObject({ method: "notifications/cancelled", params: { requestId: id } })
+      expect(client.stats().pending).toBe(0)
     }))
 })
 

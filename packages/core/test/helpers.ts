@@ -75,36 +75,43 @@ export const connect = <E>(
     return Context.get(context, McpClient.McpClient)
   })
 
-/** A raw server for a client under test: the test reads what the client sends and answers by hand. */
-export const rawServer = Effect.gen(function*() {
-  const toClient = yield* Transport.makeInbound
-  const fromClient = yield* Queue.unbounded<any>()
-  const transport: Transport.TransportService = {
-    receive: toClient.receive,
-    send: (m) => Queue.offer(fromClient, m).pipe(Effect.asVoid)
-  }
-  const send = (message: unknown) => pushTo(toClient, Transport.frame(message))
-  const next = Queue.take(fromClient)
-  return {
-    layer: Layer.succeed(Transport.Transport, transport),
-    send,
-    next,
-    close: Effect.sync(toClient.end),
-    /** Answers the client's initialize (with the revision it asked for) and waits for initialized. */
-    acceptHandshake: Effect.gen(function*() {
-      const init = yield* next
-      yield* send({
-        jsonrpc: "2.0",
-        id: init.id,
-        result: {
-          protocolVersion: init.params.protocolVersion,
-          capabilities: { tools: {} },
-          serverInfo: { name: "raw-server", version: "0" }
-        }
+/**
+ * A raw server for a client under test: the test reads what the client sends and answers by hand. `beforeSend`
+ * runs in each of the client's sends before the message is handed over (a transport that makes a send wait).
+ */
+export const makeRawServer = (beforeSend: (message: any) => Effect.Effect<void> = () => Effect.void) =>
+  Effect.gen(function*() {
+    const toClient = yield* Transport.makeInbound
+    const fromClient = yield* Queue.unbounded<any>()
+    const transport: Transport.TransportService = {
+      receive: toClient.receive,
+      send: (m) => Effect.zipRight(beforeSend(m), Queue.offer(fromClient, m)).pipe(Effect.asVoid)
+    }
+    const send = (message: unknown) => pushTo(toClient, Transport.frame(message))
+    const next = Queue.take(fromClient)
+    return {
+      layer: Layer.succeed(Transport.Transport, transport),
+      send,
+      next,
+      close: Effect.sync(toClient.end),
+      /** Answers the client's initialize (with the revision it asked for) and waits for initialized. */
+      acceptHandshake: Effect.gen(function*() {
+        const init = yield* next
+        yield* send({
+          jsonrpc: "2.0",
+          id: init.id,
+          result: {
+            protocolVersion: init.params.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: "raw-server", version: "0" }
+          }
+        })
+        const initialized = yield* next
+        if (initialized.method !== "notifications/initialized") return yield* Effect.die("expected initialized")
+        return init
       })
-      const initialized = yield* next
-      if (initialized.method !== "notifications/initialized") return yield* Effect.die("expected initialized")
-      return init
-    })
-  }
-})
+    }
+  })
+
+/** A raw server for a client under test whose sends never wait. */
+export const rawServer = makeRawServer()

@@ -12,7 +12,6 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import * as FiberSet from "effect/FiberSet"
@@ -109,6 +108,8 @@ interface Pending {
   readonly onProgress: ((p: Progress) => void) | undefined
   readonly resets: boolean
   lastActivity: number
+  /** The incoming request this one is made on behalf of (what its cancellation is related to). */
+  readonly related: JsonRpc.RequestId | undefined
 }
 
 const internalError: JsonRpc.ErrorObject = { code: McpError.codes.InternalError, message: "Internal error" }
@@ -123,21 +124,6 @@ const complete = (entry: Pending, outcome: Effect.Effect<Record<string, unknown>
     resume(outcome)
   } else entry.outcome ??= outcome
 }
-
-/**
- * Waits for a pending request's outcome. One that is there already (a peer that answered within the send) is
- * taken without `Effect.async`, whose resumption, even a synchronous one, goes through the scheduler.
- */
-const outcomeOf = (entry: Pending) =>
-  Effect.suspend(() =>
-    entry.outcome ?? Effect.async<Record<string, unknown>, RequestFailure>((resume) => {
-      if (entry.outcome !== undefined) return resume(entry.outcome)
-      entry.resume = resume
-      return Effect.sync(() => {
-        entry.resume = undefined
-      })
-    })
-  )
 
 const looksLikeResponse = (u: unknown): boolean => isRecord(u) && !("method" in u) && ("result" in u || "error" in u)
 
@@ -440,6 +426,7 @@ export const make = (
       }
       for (const [id, entry] of expired) {
         pending.delete(id)
+        runInBackground(cancel(id, "The request timed out", entry.related))
         complete(
           entry,
           Effect.fail(
@@ -483,11 +470,41 @@ export const make = (
           relatedRequestId === undefined ? undefined : { relatedRequestId }
         )
 
+    /** Forgets our request `id` whose caller is gone, and tells the peer (if it is still waiting for the response). */
+    const abandon = (id: JsonRpc.RequestId, entry: Pending): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (pending.get(id) !== entry) return Effect.void
+        pending.delete(id)
+        return cancel(id, "The request was cancelled", entry.related)
+      })
+
+    /**
+     * Waits for a pending request's outcome. One that is there already (a peer that answered within the send) is
+     * taken without `Effect.async`, whose resumption, even a synchronous one, goes through the scheduler. An
+     * interrupted wait abandons the request.
+     */
+    const outcomeOf = (id: JsonRpc.RequestId, entry: Pending) =>
+      Effect.suspend(() =>
+        entry.outcome ?? Effect.async<Record<string, unknown>, RequestFailure>((resume) => {
+          if (entry.outcome !== undefined) return resume(entry.outcome)
+          entry.resume = resume
+          return Effect.suspend(() => {
+            entry.resume = undefined
+            return abandon(id, entry)
+          })
+        })
+      )
+
+    // A request settles without an exit handler around it (an uninterruptible region per call costs more than the
+    // rest of an in-memory round trip): responses, timeouts and the connection's end take it out of `pending`
+    // themselves, an interrupted wait abandons it in `outcomeOf`, and a caller interrupted while the request is
+    // being sent (a transport waiting for room) abandons it from an observer of the caller's fiber.
     const request: Engine["request"] = (method, params, requestOptions = {}) =>
-      Effect.clockWith((clock) => {
+      Effect.withFiberRuntime((caller) => {
         if (closed) return Effect.fail(new ConnectionClosed({ reason: "the connection has ended" }))
         const id = nextId++
         const now = clock.unsafeCurrentTimeMillis()
+        const related = requestOptions.relatedRequestId
         const entry: Pending = {
           method,
           timeoutMs: requestOptions.timeout === undefined ? defaultTimeout : Duration.toMillis(requestOptions.timeout),
@@ -498,7 +515,8 @@ export const make = (
           outcome: undefined,
           onProgress: requestOptions.onProgress,
           resets: requestOptions.resetTimeoutOnProgress ?? true,
-          lastActivity: now
+          lastActivity: now,
+          related
         }
         pending.set(id, entry)
         sweepBy(now, expiryOf(entry))
@@ -507,20 +525,24 @@ export const make = (
           ...params,
           _meta: { ...(isRecord(params?._meta) ? params._meta : {}), progressToken: id }
         }
-        const related = requestOptions.relatedRequestId
-        return send(
-          JsonRpc.request(id, method, withToken),
-          related === undefined ? undefined : { relatedRequestId: related }
-        ).pipe(
-          Effect.zipRight(outcomeOf(entry)),
-          Effect.onExit((exit) => {
-            pending.delete(id)
-            if (Exit.isSuccess(exit)) return Effect.void
-            if (Exit.isInterrupted(exit)) return cancel(id, "The request was cancelled", related)
-            return Cause.failureOption(exit.cause).pipe(Option.exists((e) => e._tag === "RequestTimeout"))
-              ? cancel(id, "The request timed out", related)
-              : Effect.void
-          })
+        const whileSending = () => runInBackground(abandon(id, entry))
+        caller.addObserver(whileSending)
+        return Effect.matchCauseEffect(
+          send(
+            JsonRpc.request(id, method, withToken),
+            related === undefined ? undefined : { relatedRequestId: related }
+          ),
+          {
+            onFailure: (cause) => {
+              caller.removeObserver(whileSending)
+              pending.delete(id)
+              return Effect.failCause(cause)
+            },
+            onSuccess: () => {
+              caller.removeObserver(whileSending)
+              return outcomeOf(id, entry)
+            }
+          }
         )
       })
 

@@ -593,7 +593,6 @@ export const make = (
               })
             )
           }),
-          Effect.onInterrupt(() => ctx.abort),
           Effect.flatMap((result) => encodeResult(method, rev, decorate(method, result)))
         )
       }
@@ -643,14 +642,8 @@ export const make = (
       }
       const params = decoded.right as Params
       const ctx = makeContext(request, frame, rev, params, handshakePeer)
-      return handler(params, ctx).pipe(
-        Effect.flatMap((result) =>
-          encodeResult(method, rev, result)
-        ),
-        Effect.onInterrupt(() =>
-          ctx.abort
-        )
-      )
+      return Effect.flatMap(handler(params, ctx), (result) =>
+        encodeResult(method, rev, result))
     }
 
     const errorRevision = (request: JsonRpc.Request, frame: Transport.Frame): Revision.Revision => {
@@ -664,7 +657,8 @@ export const make = (
       onRequest: (request, frame) =>
         Effect.mapError(
           dispatch(request, frame),
-          (e) => McpError.toWire(e, errorRevision(request, frame))
+          (e) =>
+            McpError.toWire(e, errorRevision(request, frame))
         ),
       onNotification: (notification) => {
         switch (notification.method) {
@@ -674,7 +668,8 @@ export const make = (
             return Effect.logDebug(`effect-mcp: ignored notification ${notification.method}`)
         }
       },
-      acceptsBatch: () => revision === "2025-03-26"
+      acceptsBatch: () =>
+        revision === "2025-03-26"
     }, options.concurrency === undefined ? {} : { concurrency: options.concurrency })
     yield* server.track({ inFlight: engine.inFlight, pending: engine.pendingCount })
 
