@@ -1,4 +1,5 @@
 // Profiles our stdio client (steady state, CONC in flight, default 64) against examples/everything --stdio,
+// SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/sp" profiles the server too (written when it exits).
 // to /tmp/stdio-client.cpuprofile.
 import { McpClient } from "@effect-mcp/core"
 import { StdioClientTransport } from "@effect-mcp/node"
@@ -10,7 +11,7 @@ import * as Scope from "effect/Scope"
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 const scope = Effect.runSync(Scope.make())
-const transport = StdioClientTransport.layer({ command: process.execPath, args: ["examples/everything/dist/main.js", "--stdio"], stderr: "ignore" })
+const transport = StdioClientTransport.layer({ command: process.execPath, args: [...(process.env.SERVER_NODE_ARGS?.split(" ") ?? []), process.env.SERVER_MAIN ?? "examples/everything/dist/main.js", "--stdio"], stderr: "ignore" })
 const context = await Effect.runPromise(Layer.buildWithScope(Layer.scoped(McpClient.McpClient, McpClient.make({ name: "p", version: "1", revision: "2025-11-25" })).pipe(Layer.provide(transport)), scope))
 const client = Context.get(context, McpClient.McpClient)
 const CONC = Number(process.env.CONC ?? 64), N = Number(process.env.N ?? 20000)

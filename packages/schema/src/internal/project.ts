@@ -17,6 +17,13 @@ const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 const cache = new WeakMap<AST.AST, Project>()
 
+const hasOwn = (value: object, key: PropertyKey): boolean => Object.prototype.hasOwnProperty.call(value, key)
+
+/**
+ * Projects an object by visiting only what can change: its foreign keys (dropped), its fields whose projector is
+ * not the identity, and, when the index signature's projector is not the identity, the other keys. A value with
+ * none of them present comes back as it is, at the cost of a few own-property checks.
+ */
 const objectProjector = (
   fields: ReadonlyArray<AST.PropertySignature>,
   indexSignatures: ReadonlyArray<AST.IndexSignature>,
@@ -25,25 +32,36 @@ const objectProjector = (
   const byKey = new Map<PropertyKey, Project>()
   for (const ps of fields) byKey.set(ps.name, projector(ps.type))
   const index = indexSignatures.length > 0 ? projector(indexSignatures[0]!.type) : undefined
-  const trivial = foreign.size === 0 && [...byKey.values()].every((p) => p === identity) &&
-    (index === undefined || index === identity)
-  if (trivial) return identity
+  const foreignKeys = [...foreign]
+  const visited = [...byKey].filter(([key, p]) => p !== identity && !foreign.has(key))
+  const visitsIndex = index !== undefined && index !== identity
+  if (foreignKeys.length === 0 && visited.length === 0 && !visitsIndex) return identity
   return (value) => {
     if (!isObject(value)) return value
     let out: Record<string, unknown> | undefined
-    for (const key in value) {
-      const v = value[key]
-      if (foreign.has(key)) {
-        out ??= { ...value }
-        delete out[key]
-        continue
-      }
-      const p = byKey.get(key) ?? index
-      if (p === undefined || p === identity) continue
+    for (const key of foreignKeys) {
+      if (!hasOwn(value, key)) continue
+      out ??= { ...value }
+      delete out[key as string]
+    }
+    for (const [key, p] of visited) {
+      if (!hasOwn(value, key)) continue
+      const v = value[key as string]
       const projected = p(v)
       if (projected !== v) {
         out ??= { ...value }
-        out[key] = projected
+        out[key as string] = projected
+      }
+    }
+    if (visitsIndex) {
+      for (const key in value) {
+        if (byKey.has(key) || foreign.has(key)) continue
+        const v = value[key]
+        const projected = index(v)
+        if (projected !== v) {
+          out ??= { ...value }
+          out[key] = projected
+        }
       }
     }
     return out ?? value
