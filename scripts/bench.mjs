@@ -1,23 +1,34 @@
-// Runs every workload module in scripts/bench/ in sequence (each exports `name` and `run()`, which resolves to rows
-// of { workload, ours, theirs, ratio }) and prints each workload's table as soon as it is done. Benchmarks, never
-// timed tests: absolute numbers drift with the machine, so every row compares against the official SDK in the
-// same run. `node scripts/bench.mjs memory` runs only the workloads whose file name contains "memory".
+// Runs every workload module in scripts/bench/ in sequence, each in a process of its own (each exports `name` and
+// `run()`, which resolves to rows of { workload, ours, theirs, ratio }, and prints them as JSON lines when run as a
+// script), and prints each workload's table as soon as it is done. A process per workload, because what one
+// workload leaves in V8 changes the next one's numbers: after the 1,000 live pairs of the heap rows, V8 allocates
+// objects from the same allocation sites straight into the old generation (allocation-site pretenuring), and our
+// in-memory calls ran about 1.4x slower for the rest of the process. Benchmarks, never timed tests: absolute numbers
+// drift with the machine, so every row compares against the official SDK in the same run.
+// `node scripts/bench.mjs memory` runs only the workloads whose file name contains "memory".
+import { spawn } from "node:child_process"
 import { readdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
-// Each kind of warning once: SDK 1.32's HTTP client adds an abort listener to one signal per request (shown by
-// scratchpad/abort-listeners.mjs), and Node would print a MaxListeners warning for every request past 1,500.
-const warned = new Set()
-process.removeAllListeners("warning")
-process.on("warning", (warning) => {
-  const kind = `${warning.name}: ${warning.message.replace(/\d+/g, "N")}`
-  if (warned.has(kind)) return
-  warned.add(kind)
-  process.stderr.write(`bench: ${warning.name}: ${warning.message} (printed once)\n`)
-})
+const here = dirname(fileURLToPath(import.meta.url))
+const warnings = pathToFileURL(join(here, "bench-warnings.mjs")).href
 
-const dir = join(dirname(fileURLToPath(import.meta.url)), "bench")
+/** Runs one workload file in a child process; resolves to its rows. */
+const runWorkload = (file) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", warnings, file], { stdio: ["ignore", "pipe", "inherit"] })
+    let out = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk) => (out += chunk))
+    child.on("error", reject)
+    child.on("exit", (code) =>
+      code === 0
+        ? resolve(out.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line)))
+        : reject(new Error(`${file} exited with ${code}`))
+    )
+  })
+
+const dir = join(here, "bench")
 const only = process.argv.slice(2)
 const files = readdirSync(dir)
   .filter((f) => f.endsWith(".mjs"))
@@ -34,8 +45,7 @@ const table = (rows) => {
 }
 
 for (const file of files) {
-  const workload = await import(pathToFileURL(join(dir, file)).href)
-  process.stderr.write(`bench: ${workload.name ?? file}…\n`)
-  process.stdout.write(`${table(await workload.run())}\n\n`)
+  process.stderr.write(`bench: ${file}…\n`)
+  process.stdout.write(`${table(await runWorkload(join(dir, file)))}\n\n`)
 }
 process.stdout.write(`node ${process.version}, ${new Date().toISOString()}\n`)
