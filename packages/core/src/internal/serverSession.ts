@@ -72,6 +72,64 @@ const methodNotFound = (method: string) =>
 const record = (u: unknown): Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
 
+const noAnswers: Readonly<Record<string, unknown>> = Object.freeze({})
+
+/**
+ * The client as one 2026-07-28 request round sees it: from the request's `_meta`, with the answers gathered so far
+ * (earlier rounds' signed state plus this round's responses). Asking for input it has no answer to ends the round
+ * with `input_required`. One object per round, its operations on the prototype.
+ */
+class StatelessPeer implements Peer {
+  readonly capabilities: Mcp.ClientCapabilities
+  readonly clientInfo: Mcp.Implementation | undefined
+  readonly #level: unknown
+  #asked = 0
+
+  constructor(
+    meta: Record<string, unknown>,
+    readonly answers: Readonly<Record<string, unknown>>,
+    readonly rev: Revision.Revision
+  ) {
+    this.capabilities = record(meta[metaKeys.clientCapabilities]) as Mcp.ClientCapabilities
+    this.clientInfo = meta[metaKeys.clientInfo] as Mcp.Implementation | undefined
+    this.#level = meta[metaKeys.logLevel]
+  }
+
+  logLevel(): RequestContext.LoggingLevel | null {
+    return typeof this.#level === "string" ? (this.#level as RequestContext.LoggingLevel) : null
+  }
+
+  ask(
+    askMethod: string,
+    askParams: unknown,
+    required: Record<string, unknown>,
+    satisfied: boolean
+  ): Effect.Effect<unknown, McpError.McpError> {
+    return Effect.suspend((): Effect.Effect<unknown, McpError.McpError> => {
+      if (!satisfied) {
+        return Effect.fail(
+          new McpError.MissingRequiredClientCapability({
+            message: `${askMethod} needs a client capability this request did not declare`,
+            requiredCapabilities: required
+          })
+        )
+      }
+      const types = inputTypes[askMethod]!
+      const key = `input-${this.#asked++}`
+      if (key in this.answers) {
+        const answer = Codec.decode(this.rev, types.result, this.answers[key])
+        return Either.isRight(answer)
+          ? Effect.succeed(answer.right)
+          : Effect.fail(invalidParams(`Invalid input response ${key}: ${Codec.describe(answer.left)}`))
+      }
+      const encoded = Codec.encode(this.rev, types.request, { method: askMethod, params: askParams })
+      return Either.isRight(encoded)
+        ? Effect.die(new InputRequired(key, encoded.right))
+        : Effect.fail(invalidParams(`Invalid ${askMethod} params: ${Codec.describe(encoded.left)}`))
+    })
+  }
+}
+
 /** Starts a session over the current transport. */
 export const make = (
   server: McpServerService
@@ -546,39 +604,9 @@ export const make = (
       const params = decoded.right as Params
       const meta = record(params?._meta)
       const target = String(params?.name ?? params?.uri ?? "")
-      const level = meta[metaKeys.logLevel]
       /** Runs the handler, given the answers gathered so far: earlier rounds' signed state plus this round's responses. */
-      const withAnswers = (answers: Record<string, unknown>) => {
-        let asked = 0
-        const ask: Peer["ask"] = (askMethod, askParams, required, satisfied) =>
-          Effect.suspend((): Effect.Effect<unknown, McpError.McpError> => {
-            if (!satisfied) {
-              return Effect.fail(
-                new McpError.MissingRequiredClientCapability({
-                  message: `${askMethod} needs a client capability this request did not declare`,
-                  requiredCapabilities: required
-                })
-              )
-            }
-            const types = inputTypes[askMethod]!
-            const key = `input-${asked++}`
-            if (key in answers) {
-              const answer = Codec.decode(rev, types.result, answers[key])
-              return Either.isRight(answer)
-                ? Effect.succeed(answer.right)
-                : Effect.fail(invalidParams(`Invalid input response ${key}: ${Codec.describe(answer.left)}`))
-            }
-            const encoded = Codec.encode(rev, types.request, { method: askMethod, params: askParams })
-            return Either.isRight(encoded)
-              ? Effect.die(new InputRequired(key, encoded.right))
-              : Effect.fail(invalidParams(`Invalid ${askMethod} params: ${Codec.describe(encoded.left)}`))
-          })
-        const peer: Peer = {
-          capabilities: record(meta[metaKeys.clientCapabilities]) as Mcp.ClientCapabilities,
-          clientInfo: meta[metaKeys.clientInfo] as Mcp.Implementation | undefined,
-          logLevel: () => (typeof level === "string" ? (level as RequestContext.LoggingLevel) : null),
-          ask
-        }
+      const withAnswers = (answers: Readonly<Record<string, unknown>>) => {
+        const peer = new StatelessPeer(meta, answers, rev)
         const ctx = makeContext(request, frame, rev, params, peer)
         return handler(params, ctx).pipe(
           Effect.catchAllCause((cause) => {
@@ -596,8 +624,8 @@ export const make = (
           Effect.flatMap((result) => encodeResult(method, rev, decorate(method, result)))
         )
       }
-      const responses = record(params?.inputResponses)
-      if (typeof params?.requestState !== "string") return withAnswers({ ...responses })
+      const responses = params?.inputResponses === undefined ? noAnswers : record(params.inputResponses)
+      if (typeof params?.requestState !== "string") return withAnswers(responses)
       return Effect.flatMap(signer.verify(params.requestState), (state) =>
         state === undefined || state.method !== method || state.target !== target
           ? Effect.fail(invalidParams("Invalid requestState: it was not issued by this server for this request"))
