@@ -308,6 +308,7 @@ export const make = (
             return notFound(request.method)
         }
       },
+      toWire: (error) => error,
       onNotification: (notification) =>
         hub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(hub, notification)),
       acceptsBatch: () => false

@@ -128,7 +128,9 @@ const descriptorOf = <I, II, O, OI, F, FI, R>(def: Definition<I, II, O, OI, F, F
 /** What a definition compiles to once, however many servers register it: its descriptor and its codecs. */
 interface Compiled<I, O> {
   readonly descriptor: Mcp.Tool
-  readonly decodeInput: (u: unknown) => Effect.Effect<I, ParseResult.ParseError>
+  readonly decodeInput: (
+    u: unknown
+  ) => Either.Either<I, ParseResult.ParseError> | Effect.Effect<I, ParseResult.ParseError>
   readonly encodeOutput: ((value: O) => Effect.Effect<unknown, ParseResult.ParseError>) | undefined
 }
 
@@ -159,42 +161,41 @@ export const make = <I, II, O, OI, F, FI, R>(
   context: Context.Context<Exclude<R, RequestContext>>
 ): Tool => {
   const { decodeInput, descriptor, encodeOutput } = compile(def)
-  const call: Tool["call"] = (args, ctx) =>
-    decodeInput(args ?? {}).pipe(
-      Effect.matchEffect({
-        onFailure: (error) => invalidArguments(def.name, error, ctx.revision),
-        onSuccess: (input) =>
-          runHandler(def.handler(input) as Effect.Effect<unknown, F | ToolError | McpError.McpError, R>, context, ctx)
-            .pipe(
-              Effect.flatMap((value): Effect.Effect<Mcp.CallToolResult, McpError.McpError> =>
-                encodeOutput === undefined
-                  ? Effect.succeed(toResult(value as ToolContent))
-                  : encodeOutput(value as O).pipe(
-                    Effect.map((structured) => ({
-                      content: [text(asJsonText(structured))],
-                      structuredContent: structured
-                    })),
-                    Effect.catchAll((e) =>
-                      Effect.logError(`effect-mcp: tool ${def.name} returned a value its output schema rejects`, e)
-                        .pipe(
-                          Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" })))
-                        )
-                    )
-                  )
-              ),
-              Effect.catchAll((error: F | ToolError | McpError.McpError) => {
-                if (McpError.isMcpError(error)) return Effect.fail(error)
-                if (error instanceof ToolError) {
-                  return Effect.succeed<Mcp.CallToolResult>({
-                    content: [text(error.message), ...(error.content ?? [])],
-                    isError: true
-                  })
-                }
-                return Effect.succeed<Mcp.CallToolResult>(encodeFailure(def.failure, error as F))
-              })
-            ) as Effect.Effect<Mcp.CallToolResult, McpError.McpError>
-      })
+  const encoded = (value: unknown): Effect.Effect<Mcp.CallToolResult, McpError.McpError> =>
+    encodeOutput === undefined
+      ? Effect.succeed(toResult(value as ToolContent))
+      : encodeOutput(value as O).pipe(
+        Effect.map((structured) => ({ content: [text(asJsonText(structured))], structuredContent: structured })),
+        Effect.catchAll((e) =>
+          Effect.logError(`effect-mcp: tool ${def.name} returned a value its output schema rejects`, e).pipe(
+            Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" })))
+          )
+        )
+      )
+  const failed = (error: F | ToolError | McpError.McpError): Effect.Effect<Mcp.CallToolResult, McpError.McpError> => {
+    if (McpError.isMcpError(error)) return Effect.fail(error)
+    if (error instanceof ToolError) {
+      return Effect.succeed({ content: [text(error.message), ...(error.content ?? [])], isError: true })
+    }
+    return Effect.succeed(encodeFailure(def.failure, error as F))
+  }
+  /** Runs the handler on decoded input: its value encoded, its typed failure an `isError` result or an McpError. */
+  const run = (input: I, ctx: RequestContextService) =>
+    Effect.matchEffect(
+      runHandler(def.handler(input) as Effect.Effect<unknown, F | ToolError | McpError.McpError, R>, context, ctx),
+      { onSuccess: encoded, onFailure: failed }
     )
+  // Input that decoded synchronously (an Either) is matched here, not by an Effect instruction.
+  const call: Tool["call"] = (args, ctx) => {
+    const decoded = decodeInput(args ?? {})
+    if (Either.isEither(decoded)) {
+      return Either.isRight(decoded) ? run(decoded.right, ctx) : invalidArguments(def.name, decoded.left, ctx.revision)
+    }
+    return Effect.matchEffect(decoded, {
+      onFailure: (error) => invalidArguments(def.name, error, ctx.revision),
+      onSuccess: (input) => run(input, ctx)
+    })
+  }
   return { descriptor, call }
 }
 

@@ -48,13 +48,12 @@ export interface RequestOptions {
 /** What can fail an outgoing request. */
 export type RequestFailure = McpError.McpError | ConnectionClosed | Transport.TransportError
 
-/** How the session answers what the peer sends. */
-export interface Handlers {
-  /** Answers one request; a failure is the error object to send. */
-  readonly onRequest: (
-    request: JsonRpc.Request,
-    frame: Transport.Frame
-  ) => Effect.Effect<Record<string, unknown>, JsonRpc.ErrorObject>
+/** How the session answers what the peer sends; `E` is what a request's handler fails with. */
+export interface Handlers<E> {
+  /** Answers one request. */
+  readonly onRequest: (request: JsonRpc.Request, frame: Transport.Frame) => Effect.Effect<Record<string, unknown>, E>
+  /** The error object a request's failure is sent as. */
+  readonly toWire: (error: E, request: JsonRpc.Request, frame: Transport.Frame) => JsonRpc.ErrorObject
   /** Handles one notification (cancellation and progress are the engine's and do not reach here). */
   readonly onNotification: (notification: JsonRpc.Notification, frame: Transport.Frame) => Effect.Effect<void>
   /** Whether a JSON array (a batch) is acceptable now (only from revision 2025-03-26 peers). */
@@ -128,8 +127,8 @@ const complete = (entry: Pending, outcome: Effect.Effect<Record<string, unknown>
 const looksLikeResponse = (u: unknown): boolean => isRecord(u) && !("method" in u) && ("result" in u || "error" in u)
 
 /** Starts an engine over the current Transport; it runs until the transport ends or the scope closes. */
-export const make = (
-  handlers: Handlers,
+export const make = <E>(
+  handlers: Handlers<E>,
   options: EngineOptions = {}
 ): Effect.Effect<Engine, never, Transport.Transport | Scope.Scope> =>
   Effect.gen(function*() {
@@ -161,16 +160,22 @@ export const make = (
 
     // ---------- incoming requests ----------
 
-    /** Runs a request's handler to the response it deserves (none when interrupted). */
-    const answer = (request: JsonRpc.Request, frame: Transport.Frame) =>
+    /** Runs a request's handler and hands the response it deserves to `respond` (none when interrupted). */
+    const answer = (
+      request: JsonRpc.Request,
+      frame: Transport.Frame,
+      respond: (response: JsonRpc.Message) => Effect.Effect<void>
+    ) =>
       Effect.matchCauseEffect(handlers.onRequest(request, frame), {
-        onSuccess: (result) => Effect.succeed<JsonRpc.Message>(JsonRpc.success(request.id, result)),
+        onSuccess: (result) => respond(JsonRpc.success(request.id, result)),
         onFailure: (cause) => {
           const failure = Cause.failureOption(cause)
-          if (Option.isSome(failure)) return Effect.succeed<JsonRpc.Message>(JsonRpc.failure(request.id, failure.value))
+          if (Option.isSome(failure)) {
+            return respond(JsonRpc.failure(request.id, handlers.toWire(failure.value, request, frame)))
+          }
           if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
           return Effect.logError(`effect-mcp: the handler of ${request.method} failed`, cause).pipe(
-            Effect.as<JsonRpc.Message>(JsonRpc.failure(request.id, internalError))
+            Effect.zipRight(respond(JsonRpc.failure(request.id, internalError)))
           )
         }
       })
@@ -190,9 +195,7 @@ export const make = (
         return
       }
       const fiber = runFork(
-        bounded(answer(request, frame)).pipe(
-          Effect.flatMap((response) => sendQuietly(response, { relatedRequestId: request.id }))
-        )
+        bounded(answer(request, frame, (response) => sendQuietly(response, { relatedRequestId: request.id })))
       )
       // A request answered without waiting is over already: only one still running is in flight.
       if (fiber.unsafePoll() === null) FiberMap.unsafeSet(inflight, request.id, fiber)
@@ -314,8 +317,7 @@ export const make = (
           yield* FiberMap.run(
             inflight,
             message.id,
-            bounded(answer(message, frame)).pipe(
-              Effect.flatMap((response) => Deferred.succeed(slot, Option.some<JsonRpc.Message>(response))),
+            bounded(answer(message, frame, (response) => Deferred.succeed(slot, Option.some(response)))).pipe(
               Effect.onInterrupt(() => Deferred.succeed(slot, Option.none()))
             )
           )

@@ -682,12 +682,9 @@ export const make = (
     }
 
     engine = yield* Engine.make({
-      onRequest: (request, frame) =>
-        Effect.mapError(
-          dispatch(request, frame),
-          (e) =>
-            McpError.toWire(e, errorRevision(request, frame))
-        ),
+      onRequest: dispatch,
+      toWire: (e, request, frame) =>
+        McpError.toWire(e, errorRevision(request, frame)),
       onNotification: (notification) => {
         switch (notification.method) {
           case "notifications/initialized":
