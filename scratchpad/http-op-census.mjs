@@ -10,30 +10,12 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as RuntimeFlags from "effect/RuntimeFlags"
-import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import * as Supervisor from "effect/Supervisor"
 import { createServer } from "node:http"
+import { makeCensus } from "./census.mjs"
 
-let counting = false, starts = 0
-const byOp = new Map(), bySource = new Map()
-const sourceOf = (e) => {
-  const f = [e.effect_instruction_i0, e.effect_instruction_i1, e.effect_instruction_i2].find((x) => typeof x === "function")
-  return f === undefined ? "" : f.toString().replace(/\s+/g, " ").slice(0, 100)
-}
-class Census extends Supervisor.AbstractSupervisor {
-  value = Effect.void
-  onStart() { if (counting) starts++ }
-  onEffect(_fiber, e) {
-    if (!counting) return
-    byOp.set(e._op, (byOp.get(e._op) ?? 0) + 1)
-    const k = `${e._op} ${sourceOf(e)}`
-    bySource.set(k, (bySource.get(k) ?? 0) + 1)
-  }
-}
-const census = new Census()
+const { state, supervised, report } = makeCensus()
 const Echo = McpServer.tool({ name: "echo", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) })
 const layer = McpHttpServer.layer({}).pipe(
   Layer.provideMerge(Echo.pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" })))),
@@ -41,7 +23,7 @@ const layer = McpHttpServer.layer({}).pipe(
 )
 const scope = Effect.runSync(Scope.make())
 const context = await Effect.runPromise(
-  process.env.PROF ? Layer.buildWithScope(layer, scope) : Layer.buildWithScope(layer, scope).pipe(Effect.supervised(census), Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.enable(RuntimeFlags.OpSupervision)))
+  process.env.PROF ? Layer.buildWithScope(layer, scope) : supervised(Layer.buildWithScope(layer, scope))
 )
 const address = Context.get(context, HttpServer.HttpServer).address
 const client = new Client({ name: "c", version: "1" })
@@ -60,12 +42,8 @@ if (process.env.PROF) {
   process.exit(0)
 }
 const N = 500
-counting = true
+state.counting = true
 for (let i = 0; i < N; i++) await client.callTool({ name: "echo", arguments: { text: "hello" } })
-counting = false
-const total = [...byOp.values()].reduce((a, b) => a + b, 0)
-console.log(`${(total / N).toFixed(1)} ops per call, ${(starts / N).toFixed(2)} fibers started per call`)
-for (const [k, v] of [...byOp].sort((a, b) => b[1] - a[1])) console.log(`${(v / N).toFixed(1).padStart(6)} ${k}`)
-console.log("--- by source")
-for (const [k, v] of [...bySource].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 60))) console.log(`${(v / N).toFixed(1).padStart(6)} ${k}`)
+state.counting = false
+report(N)
 process.exit(0)

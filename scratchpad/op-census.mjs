@@ -5,30 +5,11 @@ import { McpClient, McpServer, McpTest } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as RuntimeFlags from "effect/RuntimeFlags"
-import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import * as Supervisor from "effect/Supervisor"
+import { makeCensus } from "./census.mjs"
 
-let counting = false
-const byOp = new Map(), bySource = new Map()
-const sourceOf = (e) => {
-  const f = [e.effect_instruction_i0, e.effect_instruction_i1, e.effect_instruction_i2].find((x) => typeof x === "function")
-  return f === undefined ? "" : f.toString().replace(/\s+/g, " ").slice(0, 90)
-}
-class Census extends Supervisor.AbstractSupervisor {
-  value = Effect.void
-  onEffect(_fiber, e) {
-    if (!counting) return
-    byOp.set(e._op, (byOp.get(e._op) ?? 0) + 1)
-    const k = `${e._op} ${sourceOf(e)}`
-    bySource.set(k, (bySource.get(k) ?? 0) + 1)
-  }
-}
-const census = new Census()
-const supervised = (eff) =>
-  eff.pipe(Effect.supervised(census), Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.enable(RuntimeFlags.OpSupervision)))
+const { state, supervised, report } = makeCensus()
 const Echo = McpServer.tool({ name: "echo", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) })
 const server = Echo.pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" })))
 const scope = Effect.runSync(Scope.make())
@@ -36,12 +17,8 @@ const context = await Effect.runPromise(supervised(Layer.buildWithScope(McpTest.
 const client = Context.get(context, McpClient.McpClient)
 for (let i = 0; i < 100; i++) await Effect.runPromise(supervised(client.callTool("echo", { text: "hello" })))
 const N = 1000
-counting = true
+state.counting = true
 for (let i = 0; i < N; i++) await Effect.runPromise(supervised(client.callTool("echo", { text: "hello" })))
-counting = false
-const total = [...byOp.values()].reduce((a, b) => a + b, 0)
-console.log(`${(total / N).toFixed(1)} ops per call`)
-for (const [k, v] of [...byOp].sort((a, b) => b[1] - a[1])) console.log(`${(v / N).toFixed(1).padStart(6)} ${k}`)
-console.log("--- by source")
-for (const [k, v] of [...bySource].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 60))) console.log(`${(v / N).toFixed(1).padStart(6)} ${k}`)
+state.counting = false
+report(N)
 process.exit(0)
