@@ -87,8 +87,8 @@ class StatelessPeer implements Peer {
 
   constructor(
     meta: Record<string, unknown>,
-    readonly answers: Readonly<Record<string, unknown>>,
-    readonly rev: Revision.Revision
+    private readonly answers: Readonly<Record<string, unknown>>,
+    private readonly rev: Revision.Revision
   ) {
     this.capabilities = record(meta[metaKeys.clientCapabilities]) as Mcp.ClientCapabilities
     this.clientInfo = meta[metaKeys.clientInfo] as Mcp.Implementation | undefined
