@@ -47,9 +47,39 @@ export class Unauthorized extends Data.TaggedError("Unauthorized")<{
 }> {}
 
 /** Authenticates one HTTP request: the verified identity, `undefined` for an anonymous request, or a refusal. */
-export type Authenticate = (
-  request: HttpServerRequest.HttpServerRequest
-) => Effect.Effect<Transport.AuthInfo | undefined, Unauthorized>
+export type Authenticate = (request: RequestHead) => Effect.Effect<Transport.AuthInfo | undefined, Unauthorized>
+
+/** What the endpoint reads of an HTTP request, whichever server carries it. */
+export interface RequestHead {
+  /** The method, upper case. */
+  readonly method: string
+  /** The path and query. */
+  readonly url: string
+  /** The headers, by lower-case name. */
+  readonly headers: Readonly<Record<string, string | undefined>>
+}
+
+/** The request body was larger than the endpoint accepts (answered 413). */
+export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
+
+/** The request body could not be read (the client went away, or sent something that is not a body). */
+export class BodyUnreadable extends Data.TaggedError("BodyUnreadable")<{ readonly cause: unknown }> {}
+
+/** An HTTP request as the endpoint reads it: its head, and its body as text on demand. */
+export interface Incoming extends RequestHead {
+  /** Reads the whole body as UTF-8, refusing one larger than `limit` bytes. */
+  readonly readText: (limit: number) => Effect.Effect<string, BodyTooLarge | BodyUnreadable>
+}
+
+/** An answer of the endpoint, for the server adapter to write. */
+export interface Reply {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  /** The `Content-Type` of the body, when there is one. */
+  readonly contentType?: string
+  /** A whole body, or an SSE stream that the adapter writes as it comes, or none. */
+  readonly body?: string | Stream.Stream<Uint8Array>
+}
 
 /** OAuth 2.0 protected-resource metadata (RFC 9728), served at `/.well-known/oauth-protected-resource`. */
 export interface ProtectedResourceMetadata {
@@ -148,8 +178,21 @@ const sseHeaders = {
   "x-accel-buffering": "no"
 }
 
-const jsonResponse = (status: number, body: string, headers: Record<string, string> = {}) =>
-  HttpServerResponse.text(body, { status, contentType: "application/json", headers })
+const jsonResponse = (status: number, body: string, headers: Record<string, string> = {}): Reply => ({
+  status,
+  headers,
+  contentType: "application/json",
+  body
+})
+
+const emptyReply = (status: number): Reply => ({ status, headers: {} })
+
+const sseReply = (body: Stream.Stream<Uint8Array>, headers: Record<string, string>): Reply => ({
+  status: 200,
+  headers,
+  contentType: "text/event-stream",
+  body
+})
 
 const httpError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   jsonResponse(status, Wire.errorBody(null, code, message), headers)
@@ -192,9 +235,8 @@ const randomSessionId = (): string => {
   return hex
 }
 
-class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
-
-const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+/** Reads a platform request's body whole, refusing one larger than `limit` bytes. */
+const readPlatformBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
   Effect.gen(function*() {
     const length = request.headers["content-length"]
     const declared = length === undefined ? Number.NaN : Number(length)
@@ -221,7 +263,29 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =
       at += c.length
     }
     return new TextDecoder().decode(all)
-  })
+  }).pipe(Effect.catchTag("RequestError", (e) => new BodyUnreadable({ cause: e })))
+
+/** A platform request as the endpoint reads it. */
+const fromPlatform = (request: HttpServerRequest.HttpServerRequest): Incoming => ({
+  method: request.method,
+  url: request.url,
+  headers: request.headers,
+  readText: (limit) => readPlatformBody(request, limit)
+})
+
+/** A reply as a platform response. */
+const toPlatform = (reply: Reply): HttpServerResponse.HttpServerResponse => {
+  const options = {
+    status: reply.status,
+    headers: reply.headers,
+    ...(reply.contentType === undefined ? {} : { contentType: reply.contentType })
+  }
+  return reply.body === undefined
+    ? HttpServerResponse.empty(options)
+    : typeof reply.body === "string"
+    ? HttpServerResponse.text(reply.body, options)
+    : HttpServerResponse.stream(reply.body, options)
+}
 
 /** Builds the request handler of the MCP endpoint; sessions live in the current Scope. */
 const makeHandler = (options: Options) =>
@@ -497,16 +561,12 @@ const makeHandler = (options: Options) =>
             return onEnd
           })
         })
-        return HttpServerResponse.stream(body, {
-          status: 200,
-          contentType: "text/event-stream",
-          headers: { ...sseHeaders, ...headers }
-        })
+        return sseReply(body, { ...sseHeaders, ...headers })
       })
 
     // ---------- handshake eras ----------
 
-    const lookup = (request: HttpServerRequest.HttpServerRequest, auth: Transport.AuthInfo | undefined) => {
+    const lookup = (request: Incoming, auth: Transport.AuthInfo | undefined) => {
       const id = request.headers["mcp-session-id"]
       if (id === undefined) {
         return Either.left(httpError(400, -32000, "Bad Request: Mcp-Session-Id header is required"))
@@ -531,7 +591,7 @@ const makeHandler = (options: Options) =>
       items.every((m) => Wire.isRequest(m) || Wire.isNotification(m) || Wire.isResponse(m))
 
     const handshakePost = (
-      request: HttpServerRequest.HttpServerRequest,
+      request: Incoming,
       body: unknown,
       auth: Transport.AuthInfo | undefined
     ) =>
@@ -586,7 +646,7 @@ const makeHandler = (options: Options) =>
           s.incoming.push(frame)
           yield* settleCancellations(s, items)
           yield* release
-          return HttpServerResponse.empty({ status: 202 })
+          return emptyReply(202)
         }
         const stream = yield* Outbox.make(`p${s.nextStream++}`)
         for (const id of requestIds) {
@@ -624,7 +684,7 @@ const makeHandler = (options: Options) =>
         return target.pending.size === 0 ? endStream(s, target) : Effect.void
       }, { discard: true })
 
-    const handshakeGet = (request: HttpServerRequest.HttpServerRequest, auth: Transport.AuthInfo | undefined) =>
+    const handshakeGet = (request: Incoming, auth: Transport.AuthInfo | undefined) =>
       Effect.gen(function*() {
         if (!standaloneSse) return httpError(405, -32000, "Method not allowed", { allow: "POST, DELETE" })
         const accept = request.headers["accept"] ?? ""
@@ -663,20 +723,20 @@ const makeHandler = (options: Options) =>
             return touch(s)
           })
         })
-        return HttpServerResponse.stream(body, { status: 200, contentType: "text/event-stream", headers })
+        return sseReply(body, headers)
       })
 
-    const handshakeDelete = (request: HttpServerRequest.HttpServerRequest, auth: Transport.AuthInfo | undefined) =>
+    const handshakeDelete = (request: Incoming, auth: Transport.AuthInfo | undefined) =>
       Effect.gen(function*() {
         const found = lookup(request, auth)
         if (Either.isLeft(found)) return found.left
         yield* closeSession(found.right)
-        return HttpServerResponse.empty({ status: 200 })
+        return emptyReply(200)
       })
 
     // ---------- 2026-07-28 ----------
 
-    const checkHeaders = (request: HttpServerRequest.HttpServerRequest, body: Record<string, unknown>) => {
+    const checkHeaders = (request: Incoming, body: Record<string, unknown>) => {
       const version = request.headers["mcp-protocol-version"]
       const meta = Wire.metaRevision(body)
       if (version === undefined) return "Header mismatch: the MCP-Protocol-Version header is required"
@@ -720,7 +780,7 @@ const makeHandler = (options: Options) =>
     }
 
     const statelessPost = (
-      request: HttpServerRequest.HttpServerRequest,
+      request: Incoming,
       body: unknown,
       auth: Transport.AuthInfo | undefined
     ) =>
@@ -732,7 +792,7 @@ const makeHandler = (options: Options) =>
         const id = Wire.isRequest(body) ? body.id : null
         const mismatch = checkHeaders(request, body)
         if (mismatch !== undefined) return jsonResponse(400, Wire.errorBody(id, -32020, mismatch))
-        if (Wire.isNotification(body)) return HttpServerResponse.empty({ status: 202 })
+        if (Wire.isNotification(body)) return emptyReply(202)
         if (!Wire.isRequest(body)) {
           return jsonResponse(400, Wire.errorBody(id, -32600, "Invalid request: only requests are accepted here"))
         }
@@ -777,7 +837,7 @@ const makeHandler = (options: Options) =>
         version >= Revision.stateless)
 
     /** Host, Origin and authentication, for every endpoint. */
-    const guard = (request: HttpServerRequest.HttpServerRequest) =>
+    const guard = (request: Incoming) =>
       Effect.gen(function*() {
         if (!hostAllowed(request.headers["host"])) {
           return Either.left(httpError(403, -32000, "Forbidden: invalid Host header"))
@@ -791,9 +851,9 @@ const makeHandler = (options: Options) =>
       })
 
     /** Reads and parses a POST body. */
-    const jsonBody = (request: HttpServerRequest.HttpServerRequest) =>
+    const jsonBody = (request: Incoming) =>
       Effect.gen(function*() {
-        const text = yield* Effect.either(readBody(request, maxBody))
+        const text = yield* Effect.either(request.readText(maxBody))
         if (Either.isLeft(text)) {
           return Either.left(
             text.left._tag === "BodyTooLarge"
@@ -807,36 +867,36 @@ const makeHandler = (options: Options) =>
           : Either.right(parsed.right)
       })
 
-    const endpoint = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const auth = yield* guard(request)
-      if (Either.isLeft(auth)) return auth.left
-      const version = request.headers["mcp-protocol-version"]
-      switch (request.method) {
-        case "POST": {
-          const parsed = yield* jsonBody(request)
-          if (Either.isLeft(parsed)) return parsed.left
-          const body = parsed.right
-          const stateless = Array.isArray(body)
-            ? statelessHeader(version)
-            : Wire.record(body).method !== "initialize" &&
-              (Wire.metaRevision(body) !== undefined || statelessHeader(version))
-          return yield* (stateless
-            ? statelessPost(request, body, auth.right)
-            : handshakePost(request, body, auth.right))
+    const endpoint = (request: Incoming) =>
+      Effect.gen(function*() {
+        const auth = yield* guard(request)
+        if (Either.isLeft(auth)) return auth.left
+        const version = request.headers["mcp-protocol-version"]
+        switch (request.method) {
+          case "POST": {
+            const parsed = yield* jsonBody(request)
+            if (Either.isLeft(parsed)) return parsed.left
+            const body = parsed.right
+            const stateless = Array.isArray(body)
+              ? statelessHeader(version)
+              : Wire.record(body).method !== "initialize" &&
+                (Wire.metaRevision(body) !== undefined || statelessHeader(version))
+            return yield* (stateless
+              ? statelessPost(request, body, auth.right)
+              : handshakePost(request, body, auth.right))
+          }
+          case "GET":
+            return statelessHeader(version)
+              ? httpError(405, -32000, "Method not allowed under 2026-07-28", { allow: "POST" })
+              : yield* handshakeGet(request, auth.right)
+          case "DELETE":
+            return statelessHeader(version)
+              ? httpError(405, -32000, "Method not allowed under 2026-07-28", { allow: "POST" })
+              : yield* handshakeDelete(request, auth.right)
+          default:
+            return httpError(405, -32000, "Method not allowed", { allow: "GET, POST, DELETE" })
         }
-        case "GET":
-          return statelessHeader(version)
-            ? httpError(405, -32000, "Method not allowed under 2026-07-28", { allow: "POST" })
-            : yield* handshakeGet(request, auth.right)
-        case "DELETE":
-          return statelessHeader(version)
-            ? httpError(405, -32000, "Method not allowed under 2026-07-28", { allow: "POST" })
-            : yield* handshakeDelete(request, auth.right)
-        default:
-          return httpError(405, -32000, "Method not allowed", { allow: "GET, POST, DELETE" })
-      }
-    })
+      })
 
     // ---------- legacy HTTP+SSE (2024-11-05) ----------
 
@@ -849,104 +909,131 @@ const makeHandler = (options: Options) =>
     const legacySessions = new Map<string, { readonly incoming: Transport.Inbound }>()
 
     /** GET: a session lives as long as its SSE stream; the first event names where to POST. */
-    const legacyStream = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const auth = yield* guard(request)
-      if (Either.isLeft(auth)) return auth.left
-      if (legacySessions.size >= maxSessions) return httpError(503, -32000, "Too many sessions")
-      const id = randomSessionId()
-      const incoming = yield* Transport.makeInbound
-      const outgoing = yield* Queue.unbounded<Transport.Outgoing>()
-      const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
-      legacySessions.set(id, { incoming })
-      const transport: Transport.TransportService = {
-        receive: incoming.receive,
-        send: (message) => Queue.offer(outgoing, message).pipe(Effect.asVoid)
-      }
-      yield* McpServer.serve.pipe(
-        Effect.provideService(McpServer.McpServer, server),
-        Effect.provideService(Transport.Transport, transport),
-        Scope.extend(scope),
-        Effect.ensuring(Queue.shutdown(outgoing)),
-        Effect.forkIn(scope)
-      )
-      const end = Effect.suspend(() => {
-        legacySessions.delete(id)
-        incoming.end()
-        return Scope.close(scope, Exit.void)
+    const legacyStream = (request: Incoming) =>
+      Effect.gen(function*() {
+        const auth = yield* guard(request)
+        if (Either.isLeft(auth)) return auth.left
+        if (legacySessions.size >= maxSessions) return httpError(503, -32000, "Too many sessions")
+        const id = randomSessionId()
+        const incoming = yield* Transport.makeInbound
+        const outgoing = yield* Queue.unbounded<Transport.Outgoing>()
+        const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
+        legacySessions.set(id, { incoming })
+        const transport: Transport.TransportService = {
+          receive: incoming.receive,
+          send: (message) => Queue.offer(outgoing, message).pipe(Effect.asVoid)
+        }
+        yield* McpServer.serve.pipe(
+          Effect.provideService(McpServer.McpServer, server),
+          Effect.provideService(Transport.Transport, transport),
+          Scope.extend(scope),
+          Effect.ensuring(Queue.shutdown(outgoing)),
+          Effect.forkIn(scope)
+        )
+        const end = Effect.suspend(() => {
+          legacySessions.delete(id)
+          incoming.end()
+          return Scope.close(scope, Exit.void)
+        })
+        const events = Stream.concat(
+          Stream.make(Sse.endpoint(`${messagesPath}?sessionId=${id}`)),
+          Stream.fromQueue(outgoing).pipe(Stream.map((m) => Sse.event(undefined, m)))
+        )
+        const ticks = Stream.fromSchedule(Schedule.spaced(keepAlive)).pipe(Stream.as(Sse.keepAlive))
+        const body = Stream.merge(events, ticks, { haltStrategy: "left" }).pipe(Stream.ensuring(end))
+        return sseReply(body, sseHeaders)
       })
-      const events = Stream.concat(
-        Stream.make(Sse.endpoint(`${messagesPath}?sessionId=${id}`)),
-        Stream.fromQueue(outgoing).pipe(Stream.map((m) => Sse.event(undefined, m)))
-      )
-      const ticks = Stream.fromSchedule(Schedule.spaced(keepAlive)).pipe(Stream.as(Sse.keepAlive))
-      const body = Stream.merge(events, ticks, { haltStrategy: "left" }).pipe(Stream.ensuring(end))
-      return HttpServerResponse.stream(body, { status: 200, contentType: "text/event-stream", headers: sseHeaders })
-    })
 
     /** POST: a message for the session named in the query; its answer goes on that session's stream. */
-    const legacyMessage = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const auth = yield* guard(request)
-      if (Either.isLeft(auth)) return auth.left
-      const id = new URL(request.url, "http://localhost").searchParams.get("sessionId")
-      const s = id === null ? undefined : legacySessions.get(id)
-      if (s === undefined) return httpError(404, -32001, "Session not found")
-      const parsed = yield* jsonBody(request)
-      if (Either.isLeft(parsed)) return parsed.left
-      s.incoming.push(Transport.frame(parsed.right, auth.right === undefined ? undefined : { auth: auth.right }))
-      return HttpServerResponse.text("Accepted", { status: 202 })
-    })
+    const legacyMessage = (request: Incoming) =>
+      Effect.gen(function*() {
+        const auth = yield* guard(request)
+        if (Either.isLeft(auth)) return auth.left
+        const id = new URL(request.url, "http://localhost").searchParams.get("sessionId")
+        const s = id === null ? undefined : legacySessions.get(id)
+        if (s === undefined) return httpError(404, -32001, "Session not found")
+        const parsed = yield* jsonBody(request)
+        if (Either.isLeft(parsed)) return parsed.left
+        s.incoming.push(Transport.frame(parsed.right, auth.right === undefined ? undefined : { auth: auth.right }))
+        return { status: 202, headers: {}, contentType: "text/plain", body: "Accepted" }
+      })
 
-    return {
-      endpoint,
-      legacy: legacy === undefined ? undefined : {
-        ssePath: legacy.ssePath ?? "/sse",
-        messagesPath,
-        stream: legacyStream,
-        message: legacyMessage
-      }
+    const routes: Array<Route> = [{ path: options.path ?? "/mcp", method: undefined, handle: endpoint }]
+    if (legacy !== undefined) {
+      routes.push(
+        { path: legacy.ssePath ?? "/sse", method: "GET", handle: legacyStream },
+        { path: messagesPath, method: "POST", handle: legacyMessage }
+      )
     }
+    const metadata = options.protectedResource
+    if (metadata !== undefined) {
+      const served = Effect.succeed(metadataReply(metadata))
+      const handle = () => served
+      const suffix = new URL(metadata.resource).pathname
+      routes.push({ path: "/.well-known/oauth-protected-resource", method: "GET", handle })
+      if (suffix !== "/") routes.push({ path: `/.well-known/oauth-protected-resource${suffix}`, method: "GET", handle })
+    }
+    return routes
   })
 
-const metadataResponse = (m: ProtectedResourceMetadata) =>
-  HttpServerResponse.unsafeJson({
-    resource: m.resource,
-    authorization_servers: m.authorizationServers,
-    bearer_methods_supported: ["header"],
-    ...(m.scopesSupported === undefined ? {} : { scopes_supported: m.scopesSupported }),
-    ...(m.resourceName === undefined ? {} : { resource_name: m.resourceName }),
-    ...(m.resourceDocumentation === undefined ? {} : { resource_documentation: m.resourceDocumentation })
+/** One path the endpoint serves. */
+interface Route {
+  readonly path: string
+  /** The one method it answers, or any. */
+  readonly method: "GET" | "POST" | undefined
+  readonly handle: (request: Incoming) => Effect.Effect<Reply>
+}
+
+const metadataReply = (m: ProtectedResourceMetadata): Reply =>
+  jsonResponse(
+    200,
+    JSON.stringify({
+      resource: m.resource,
+      authorization_servers: m.authorizationServers,
+      bearer_methods_supported: ["header"],
+      ...(m.scopesSupported === undefined ? {} : { scopes_supported: m.scopesSupported }),
+      ...(m.resourceName === undefined ? {} : { resource_name: m.resourceName }),
+      ...(m.resourceDocumentation === undefined ? {} : { resource_documentation: m.resourceDocumentation })
+    })
+  )
+
+const notFound: Reply = { status: 404, headers: {} }
+
+/**
+ * The MCP endpoint (and the legacy and metadata endpoints when configured) as one function of a request, for an HTTP
+ * server of any kind: routed by path, 404 for any other. Sessions live in the Scope.
+ */
+export const handler = (
+  options: Options = {}
+): Effect.Effect<(request: Incoming) => Effect.Effect<Reply>, never, McpServer.McpServer | Scope.Scope> =>
+  Effect.map(makeHandler(options), (routes) => {
+    const byPath = new Map(routes.map((r) => [r.path, r]))
+    const missing = Effect.succeed(notFound)
+    return (request) => {
+      const query = request.url.indexOf("?")
+      const route = byPath.get(query === -1 ? request.url : request.url.slice(0, query))
+      return route === undefined || (route.method !== undefined && route.method !== request.method)
+        ? missing
+        : route.handle(request)
+    }
   })
 
 /** The router with the MCP endpoint (and the protected-resource metadata when configured); sessions live in the Scope. */
 export const router = (
   options: Options = {}
 ): Effect.Effect<HttpRouter.HttpRouter, never, McpServer.McpServer | Scope.Scope> =>
-  Effect.gen(function*() {
-    const path = (options.path ?? "/mcp") as HttpRouter.PathInput
-    const handlers = yield* makeHandler(options)
-    let routes = HttpRouter.empty.pipe(HttpRouter.all(path, handlers.endpoint))
-    const legacy = handlers.legacy
-    if (legacy !== undefined) {
-      routes = routes.pipe(
-        HttpRouter.get(legacy.ssePath as HttpRouter.PathInput, legacy.stream),
-        HttpRouter.post(legacy.messagesPath as HttpRouter.PathInput, legacy.message)
-      )
-    }
-    const metadata = options.protectedResource
-    if (metadata !== undefined) {
-      const served = Effect.succeed(metadataResponse(metadata))
-      const suffix = new URL(metadata.resource).pathname
-      routes = routes.pipe(HttpRouter.get("/.well-known/oauth-protected-resource", served))
-      if (suffix !== "/") {
-        routes = routes.pipe(
-          HttpRouter.get(`/.well-known/oauth-protected-resource${suffix}` as HttpRouter.PathInput, served)
-        )
-      }
-    }
-    return routes
-  })
+  Effect.map(makeHandler(options), (routes) =>
+    routes.reduce(
+      (router, route) =>
+        HttpRouter.route(route.method ?? "*")(
+          route.path as HttpRouter.PathInput,
+          Effect.flatMap(
+            HttpServerRequest.HttpServerRequest,
+            (request) => Effect.map(route.handle(fromPlatform(request)), toPlatform)
+          )
+        )(router),
+      HttpRouter.empty
+    ))
 
 /** Serves the MCP endpoint on the current HttpServer, for the McpServer in context. */
 export const layer = (options: Options = {}): Layer.Layer<never, never, McpServer.McpServer | HttpServer.HttpServer> =>
