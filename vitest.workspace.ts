@@ -1,3 +1,7 @@
 import { defineWorkspace } from "vitest/config"
 
-export default defineWorkspace(["packages/*/vitest.config.ts", "examples/*/vitest.config.ts"])
+export default defineWorkspace([
+  "packages/*/vitest.config.ts",
+  "packages/http/vitest.platform.config.ts",
+  "examples/*/vitest.config.ts"
+])

@@ -10,3 +10,6 @@ export * as McpHttpClient from "./McpHttpClient.js"
 
 /** The Streamable HTTP server endpoint. */
 export * as McpHttpServer from "./McpHttpServer.js"
+
+/** The Streamable HTTP server endpoint served straight on node:http. */
+export * as McpNodeHttpServer from "./McpNodeHttpServer.js"

@@ -1,9 +1,10 @@
 /**
- * Test helpers: a real HTTP server on 127.0.0.1 (port 0) serving an MCP server through
- * McpHttpServer, stopped when the test's scope closes; and raw fetch helpers for wire checks.
+ * Test helpers: a real HTTP server on 127.0.0.1 (port 0) serving an MCP server, stopped when the test's scope
+ * closes; and raw fetch helpers for wire checks. The server is McpNodeHttpServer, or McpHttpServer on
+ * @effect/platform's node server when `EFFECT_MCP_HTTP_ADAPTER=platform` (the `http-platform` test project).
  */
 import { type Errors, McpClient, McpServer, RequestContext } from "@effect-mcp/core"
-import { McpHttpClient, McpHttpServer } from "@effect-mcp/http"
+import { McpHttpClient, McpHttpServer, McpNodeHttpServer } from "@effect-mcp/http"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -97,6 +98,9 @@ export interface Running {
   readonly server: McpServer.McpServerService
 }
 
+/** Which server adapter the tests run against. */
+export const adapter: "node" | "platform" = process.env["EFFECT_MCP_HTTP_ADAPTER"] === "platform" ? "platform" : "node"
+
 /** Serves `tools` (or the given Layer) on 127.0.0.1 at a free port until the scope closes. */
 export const serve = (
   options: McpHttpServer.Options = {},
@@ -104,15 +108,25 @@ export const serve = (
 ): Effect.Effect<Running, never, Scope.Scope> =>
   Effect.gen(function*() {
     const mcp = registrations.pipe(Layer.provideMerge(McpServer.layer(info)))
-    const app = McpHttpServer.layer(options).pipe(Layer.provideMerge(mcp))
-    const full = app.pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
-    const context = yield* Layer.build(full).pipe(Effect.orDie)
-    const http = Context.get(context, HttpServer.HttpServer)
-    const address = http.address
-    const port = address._tag === "TcpAddress" ? address.port : 0
-    const origin = `http://127.0.0.1:${port}`
-    return { url: `${origin}${options.path ?? "/mcp"}`, origin, server: Context.get(context, McpServer.McpServer) }
+    if (adapter === "node") {
+      const context = yield* Layer.build(McpNodeHttpServer.layer(options).pipe(Layer.provideMerge(mcp))).pipe(
+        Effect.orDie
+      )
+      return running(Context.get(context, McpNodeHttpServer.Address).port, options, context)
+    }
+    const platform = McpHttpServer.layer(options).pipe(
+      Layer.provideMerge(mcp),
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+    )
+    const context = yield* Layer.build(platform).pipe(Effect.orDie)
+    const address = Context.get(context, HttpServer.HttpServer).address
+    return running(address._tag === "TcpAddress" ? address.port : 0, options, context)
   })
+
+const running = (port: number, options: McpHttpServer.Options, context: Context.Context<McpServer.McpServer>) => {
+  const origin = `http://127.0.0.1:${port}`
+  return { url: `${origin}${options.path ?? "/mcp"}`, origin, server: Context.get(context, McpServer.McpServer) }
+}
 
 /** The headers of a JSON-RPC POST. */
 export const postHeaders = (extra: Record<string, string> = {}): Record<string, string> => ({

@@ -1,0 +1,192 @@
+/**
+ * The Streamable HTTP endpoint served straight on `node:http`: the same endpoint as `McpHttpServer.layer`, without
+ * `@effect/platform`'s per-request machinery (a scope, a span and a response encoder per request), which costs
+ * about as much server CPU per request as a whole bare node:http exchange (`scratchpad/platform-floor.mjs`). Each
+ * request runs in a fiber of the server's scope; a client that goes away interrupts it, and closing the scope
+ * closes every connection and interrupts every request. It listens on 127.0.0.1 unless told otherwise.
+ */
+import type { McpServer } from "@effect-mcp/core"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Http from "node:http"
+import * as Wire from "./internal/wire.js"
+import * as McpHttpServer from "./McpHttpServer.js"
+
+/** Where the server listens. */
+export interface ListenOptions {
+  /** The port (default 0: any free one). */
+  readonly port?: number
+  /** The address to bind (default `127.0.0.1`, loopback only). */
+  readonly host?: string
+}
+
+/** The address the server listens on. */
+export class Address extends Context.Tag("@effect-mcp/http/McpNodeHttpServer/Address")<Address, {
+  readonly host: string
+  readonly port: number
+  /** The MCP endpoint's absolute URL. */
+  readonly url: string
+}>() {}
+
+/** The server could not listen (the port is taken, the address is not this machine's, …). */
+export class ListenError extends Data.TaggedError("ListenError")<{ readonly cause: unknown }> {}
+
+/** The largest body read past the limit (and dropped) so that the 413 reaches the client. */
+const drainBound = (limit: number) => limit * 4 + 1024 * 1024
+
+/** Reads a node request's body whole, refusing one larger than `limit` bytes. */
+const readText = (request: Http.IncomingMessage) => (limit: number) =>
+  Effect.async<string, McpHttpServer.BodyTooLarge | McpHttpServer.BodyUnreadable>((resume) => {
+    const length = request.headers["content-length"]
+    if (length !== undefined && Number(length) > limit) {
+      resume(Effect.fail(new McpHttpServer.BodyTooLarge({ limit })))
+      return
+    }
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const stop = () => {
+      request.off("data", onData)
+      request.off("end", onEnd)
+      request.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= limit) chunks.push(chunk)
+      else if (size > drainBound(limit)) {
+        stop()
+        resume(Effect.fail(new McpHttpServer.BodyTooLarge({ limit })))
+      }
+    }
+    const onEnd = () => {
+      stop()
+      if (size > limit) return resume(Effect.fail(new McpHttpServer.BodyTooLarge({ limit })))
+      resume(
+        Effect.succeed(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, size).toString("utf8"))
+      )
+    }
+    const onError = (cause: unknown) => {
+      stop()
+      resume(Effect.fail(new McpHttpServer.BodyUnreadable({ cause })))
+    }
+    request.on("data", onData)
+    request.on("end", onEnd)
+    request.on("error", onError)
+    return Effect.sync(stop)
+  })
+
+/** A node request as the endpoint reads it. */
+const incoming = (request: Http.IncomingMessage): McpHttpServer.Incoming => ({
+  method: request.method ?? "GET",
+  url: request.url ?? "/",
+  // Node joins repeated headers into one value, except `set-cookie`, which a request does not carry.
+  headers: request.headers as Readonly<Record<string, string | undefined>>,
+  readText: readText(request)
+})
+
+/** Waits until the response can take more (or the client is gone, which interrupts the request). */
+const drained = (response: Http.ServerResponse) =>
+  Effect.async<void>((resume) => {
+    const onDrain = () => resume(Effect.void)
+    response.once("drain", onDrain)
+    return Effect.sync(() => response.off("drain", onDrain))
+  })
+
+/** Writes a reply: a whole body at once, or an SSE stream chunk by chunk, waiting whenever the socket is full. */
+const write = (response: Http.ServerResponse, reply: McpHttpServer.Reply): Effect.Effect<void> => {
+  const body = reply.body
+  const headers: Record<string, string | number> = { ...reply.headers }
+  if (reply.contentType !== undefined) headers["content-type"] = reply.contentType
+  if (typeof body !== "object") {
+    headers["content-length"] = body === undefined ? 0 : Buffer.byteLength(body)
+    response.writeHead(reply.status, headers)
+    response.end(body)
+    return Effect.void
+  }
+  response.writeHead(reply.status, headers)
+  return Stream.runForEach(body, (chunk) => response.write(chunk) ? Effect.void : drained(response)).pipe(
+    Effect.andThen(Effect.sync(() => void response.end()))
+  )
+}
+
+/** What a request that failed leaves on the wire: a generic 500 if nothing was sent yet, else a cut connection. */
+const failed = (response: Http.ServerResponse, exit: Exit.Exit<void>) =>
+  Effect.suspend(() => {
+    if (Exit.isSuccess(exit) || response.writableEnded) return Effect.void
+    if (Cause.isInterruptedOnly(exit.cause) || response.headersSent) {
+      response.destroy()
+      return Effect.void
+    }
+    const text = Wire.errorBody(null, -32603, "Internal error")
+    response.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+    response.end(text)
+    return Effect.logError("effect-mcp: the HTTP endpoint failed", exit.cause)
+  })
+
+/**
+ * The endpoint as a `node:http` request listener, for a server of your own (`http.createServer(listener)`);
+ * requests and sessions live in the Scope, and closing it interrupts them.
+ */
+export const listener = (
+  options: McpHttpServer.Options = {}
+): Effect.Effect<
+  (request: Http.IncomingMessage, response: Http.ServerResponse) => void,
+  never,
+  McpServer.McpServer | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const handle = yield* McpHttpServer.handler(options)
+    const runFork = yield* FiberSet.makeRuntime<never, void, never>()
+    return (request, response) => {
+      const fiber = runFork(
+        Effect.flatMap(handle(incoming(request)), (reply) => write(response, reply)).pipe(
+          Effect.onExit((exit) => failed(response, exit))
+        )
+      )
+      response.on("close", () => {
+        if (!response.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
+      })
+    }
+  })
+
+const listen = (server: Http.Server, port: number, host: string) =>
+  Effect.async<number, ListenError>((resume) => {
+    const onError = (cause: unknown) => resume(Effect.fail(new ListenError({ cause })))
+    server.once("error", onError)
+    server.listen(port, host, () => {
+      server.off("error", onError)
+      const address = server.address()
+      resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : port))
+    })
+  })
+
+const close = (server: Http.Server) =>
+  Effect.async<void>((resume) => {
+    server.close(() => resume(Effect.void))
+    // Open SSE streams and idle keep-alive connections would hold `close` forever.
+    server.closeAllConnections()
+  })
+
+/** Serves the MCP endpoint on a new node:http server (127.0.0.1, any free port, unless told), for the McpServer in context. */
+export const layer = (
+  options: McpHttpServer.Options = {},
+  where: ListenOptions = {}
+): Layer.Layer<Address, ListenError, McpServer.McpServer> =>
+  Layer.scoped(
+    Address,
+    Effect.gen(function*() {
+      const host = where.host ?? "127.0.0.1"
+      const onRequest = yield* listener(options)
+      const server = Http.createServer(onRequest)
+      const port = yield* Effect.acquireRelease(listen(server, where.port ?? 0, host), () => close(server))
+      const authority = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`
+      return { host, port, url: `http://${authority}${options.path ?? "/mcp"}` }
+    })
+  )
