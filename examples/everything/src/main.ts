@@ -3,14 +3,11 @@
  * Streamable HTTP on 127.0.0.1 (port 0, any free one, unless given) and prints one line
  * `LISTENING <url>` on stdout once it accepts connections. Logs go to stderr.
  */
-import { McpHttpServer } from "@effect-mcp/http"
+import { type McpHttpServer, McpNodeHttpServer } from "@effect-mcp/http"
 import { StdioServerTransport } from "@effect-mcp/node"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { createServer } from "node:http"
 import * as Everything from "./Everything.js"
 
 const usage = "usage: main.js --stdio | --http [--port N]"
@@ -37,19 +34,13 @@ const httpOptions: McpHttpServer.Options = { sseConnectionLifetime: "300 millis"
 
 const serveHttp = (port: number) =>
   Effect.gen(function*() {
-    const server = yield* HttpServer.HttpServer
-    const address = server.address
-    const bound = address._tag === "TcpAddress" ? address.port : port
-    const url = `http://127.0.0.1:${bound}/mcp`
+    const { url } = yield* McpNodeHttpServer.Address
     yield* Effect.logInfo(`everything: serving Streamable HTTP on ${url}`)
     yield* Effect.sync(() => process.stdout.write(`LISTENING ${url}\n`))
     return yield* Effect.never
   }).pipe(
     Effect.provide(
-      McpHttpServer.layer(httpOptions).pipe(
-        Layer.provideMerge(Everything.layer),
-        Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
-      )
+      McpNodeHttpServer.layer(httpOptions, { port }).pipe(Layer.provideMerge(Everything.layer))
     ),
     Effect.provide(StdioServerTransport.loggerLayer)
   )

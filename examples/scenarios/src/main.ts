@@ -3,28 +3,21 @@
  * Streamable HTTP at `/mcp` (and the deprecated HTTP+SSE transport at `/sse`) on 127.0.0.1 and
  * prints one line `LISTENING <url>` on stdout once it accepts connections. Logs go to stderr.
  */
-import { McpHttpServer } from "@effect-mcp/http"
+import { McpNodeHttpServer } from "@effect-mcp/http"
 import { StdioServerTransport } from "@effect-mcp/node"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { createServer } from "node:http"
 import * as Scenarios from "./Scenarios.js"
 
 const serveHttp = (port: number) =>
   Effect.gen(function*() {
-    const server = yield* HttpServer.HttpServer
-    const bound = server.address._tag === "TcpAddress" ? server.address.port : port
-    yield* Effect.sync(() => process.stdout.write(`LISTENING http://127.0.0.1:${bound}/mcp\n`))
+    const { url } = yield* McpNodeHttpServer.Address
+    yield* Effect.sync(() => process.stdout.write(`LISTENING ${url}\n`))
     return yield* Effect.never
   }).pipe(
     Effect.provide(
-      McpHttpServer.layer({ legacySse: true }).pipe(
-        Layer.provideMerge(Scenarios.make()),
-        Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
-      )
+      McpNodeHttpServer.layer({ legacySse: true }, { port }).pipe(Layer.provideMerge(Scenarios.make()))
     ),
     Effect.provide(StdioServerTransport.loggerLayer)
   )
