@@ -13,7 +13,6 @@ import { type JsonRpc, Revision } from "@effect-mcp/schema"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -58,6 +57,62 @@ export interface Options {
 }
 
 const defaultMaxMessageBytes = 64 * 1024 * 1024
+
+/** One HTTP request of the transport. */
+export interface OutgoingRequest {
+  readonly method: "GET" | "POST" | "DELETE"
+  readonly url: string
+  /** The headers, by lower-case name. */
+  readonly headers: Readonly<Record<string, string>>
+  /** A JSON body (POST). */
+  readonly body?: string
+}
+
+/** One HTTP response, as the transport reads it. */
+export interface IncomingResponse {
+  readonly status: number
+  /** The headers, by lower-case name. */
+  readonly headers: Readonly<Record<string, string | undefined>>
+  /** The whole body as UTF-8 text. */
+  readonly text: Effect.Effect<string, ExchangeFailed>
+  /** The body as it arrives. */
+  readonly stream: Stream.Stream<Uint8Array, ExchangeFailed>
+}
+
+/** An HTTP exchange failed: no response came, or its body could not be read. */
+export class ExchangeFailed extends Data.TaggedError("ExchangeFailed")<{
+  readonly reason: string
+  readonly cause?: unknown
+}> {}
+
+/**
+ * Sends one request and succeeds with its response once its head arrived. Interrupting it (or the reading of the
+ * body) aborts the request; a body left unread is dropped when the fiber that sent the request ends.
+ */
+export type Execute = (request: OutgoingRequest) => Effect.Effect<IncomingResponse, ExchangeFailed>
+
+/** Exchanges over an `@effect/platform` HttpClient. */
+export const platformExecute = (client: HttpClient.HttpClient): Execute => (request) => {
+  const base = request.method === "GET"
+    ? HttpClientRequest.get(request.url)
+    : request.method === "POST"
+    ? HttpClientRequest.post(request.url)
+    : HttpClientRequest.del(request.url)
+  const withHeaders = HttpClientRequest.setHeaders(base, request.headers)
+  const full = request.body === undefined
+    ? withHeaders
+    : HttpClientRequest.bodyText(withHeaders, request.body, "application/json")
+  const failed = (e: HttpClientError.HttpClientError) => new ExchangeFailed({ reason: e.message, cause: e })
+  return client.execute(full).pipe(
+    Effect.mapError(failed),
+    Effect.map((response): IncomingResponse => ({
+      status: response.status,
+      headers: response.headers,
+      text: Effect.mapError(response.text, failed),
+      stream: Stream.mapError(response.stream, failed)
+    }))
+  )
+}
 
 /** Requests that may be resent when their fate is unknown (the session died while they were in flight). */
 const idempotent = new Set([
@@ -111,19 +166,19 @@ const sseEvents = <E>(body: Stream.Stream<Uint8Array, E>, maxBytes: number): Str
 
 /** A body as text, read no further than `maxBytes`. */
 const boundedText = (
-  response: HttpClientResponse.HttpClientResponse,
+  response: IncomingResponse,
   maxBytes: number
 ): Effect.Effect<string, Failed> => {
   const length = response.headers["content-length"]
   const declared = length === undefined ? Number.NaN : Number(length)
   if (declared > maxBytes) return Effect.fail(tooLarge(maxBytes))
   // A declared length is all the body can be: read it whole (reading it as a Stream costs far more per answer).
-  if (Number.isFinite(declared)) return Effect.mapError(response.text, (e) => new Failed({ reason: e.message }))
+  if (Number.isFinite(declared)) return Effect.mapError(response.text, (e) => new Failed({ reason: e.reason }))
   return Effect.suspend(() => {
     const parts: Array<Uint8Array> = []
     let size = 0
     return response.stream.pipe(
-      Stream.mapError((e) => new Failed({ reason: e.message })),
+      Stream.mapError((e) => new Failed({ reason: e.reason })),
       Stream.runForEach((bytes) => {
         size += bytes.length
         if (size > maxBytes) return Effect.fail(tooLarge(maxBytes))
@@ -150,12 +205,18 @@ class Failed extends Data.TaggedError("Failed")<{
   readonly tooLarge?: boolean
 }> {}
 
-/** Makes the transport; it lives (and its session with it) until the scope closes. */
+/** Makes the transport over the HttpClient in context; it lives (and its session with it) until the scope closes. */
 export const make = (
   options: Options
 ): Effect.Effect<Transport.TransportService, never, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.flatMap(HttpClient.HttpClient, (client) => makeWith(options, platformExecute(client)))
+
+/** Makes the transport over any HTTP exchange function; it lives (and its session with it) until the scope closes. */
+export const makeWith = (
+  options: Options,
+  sendRequest: Execute
+): Effect.Effect<Transport.TransportService, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
     const url = typeof options.url === "string" ? options.url : options.url.toString()
     const maxMessageBytes = options.maxMessageBytes ?? defaultMaxMessageBytes
     const incoming = yield* Effect.acquireRelease(Transport.makeInbound, (inbound) => Effect.sync(inbound.end))
@@ -271,23 +332,16 @@ export const make = (
         return headers
       })
 
-    const execute = (request: HttpClientRequest.HttpClientRequest) =>
-      client.execute(request).pipe(
-        Effect.mapError((e: HttpClientError.HttpClientError) => new Failed({ reason: e.message }))
-      )
+    const execute = (request: OutgoingRequest) =>
+      sendRequest(request).pipe(Effect.mapError((e) => new Failed({ reason: e.reason })))
 
     const postRaw = (message: unknown, withSession = true) =>
       Effect.flatMap(headersFor(message, withSession), (headers) =>
-        execute(
-          HttpClientRequest.post(url).pipe(
-            HttpClientRequest.setHeaders(headers),
-            HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
-          )
-        ))
+        execute({ method: "POST", url, headers, body: JSON.stringify(message) }))
 
     /** Reads an answer (JSON or SSE) into `onMessage`; returns the last event id seen, and the server's retry. */
     const readAnswer = (
-      response: HttpClientResponse.HttpClientResponse,
+      response: IncomingResponse,
       onText: (data: string) => Effect.Effect<void>,
       cursor: { lastEventId: string | undefined; retryMs: number | undefined }
     ): Effect.Effect<void, Failed> => {
@@ -295,7 +349,11 @@ export const make = (
       if (type.includes("text/event-stream")) {
         return sseEvents(response.stream, maxMessageBytes).pipe(
           Stream.runForEach((chunk) => {
-            if (chunk._tag === "Retry") return Effect.sync(() => void (cursor.retryMs = chunk.ms))
+            if (chunk._tag === "Retry") {
+              return Effect.sync(() =>
+                void (cursor.retryMs = chunk.ms)
+              )
+            }
             if (chunk.event.id !== undefined) cursor.lastEventId = chunk.event.id
             return chunk.event.data === "" ? Effect.void : onText(chunk.event.data)
           }),
@@ -328,15 +386,11 @@ export const make = (
           if (cursor.retryMs !== undefined) yield* Effect.sleep(Duration.millis(cursor.retryMs))
           failed = true
           const headers = yield* headersFor(undefined, true)
-          const response = yield* Effect.either(execute(
-            HttpClientRequest.get(url).pipe(
-              HttpClientRequest.setHeaders({
-                ...headers,
-                accept: "text/event-stream",
-                "last-event-id": cursor.lastEventId
-              })
-            )
-          ))
+          const response = yield* Effect.either(execute({
+            method: "GET",
+            url,
+            headers: { ...headers, accept: "text/event-stream", "last-event-id": cursor.lastEventId }
+          }))
           if (Either.isLeft(response)) continue
           if (response.right.status === 404 && sessionId !== undefined) {
             return yield* new Failed({ reason: "expired", status: 404 })
@@ -400,9 +454,7 @@ export const make = (
     const openLegacy = Effect.gen(function*() {
       const headers = yield* headersFor(undefined, false)
       const response = yield* Effect.either(
-        execute(
-          HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders({ ...headers, accept: "text/event-stream" }))
-        )
+        execute({ method: "GET", url, headers: { ...headers, accept: "text/event-stream" } })
       )
       if (Either.isLeft(response) || response.right.status !== 200) return false
       if (!(response.right.headers["content-type"] ?? "").includes("text/event-stream")) return false
@@ -434,13 +486,10 @@ export const make = (
     })
 
     const postLegacy = (message: unknown) =>
-      Effect.flatMap(headersFor(message, false), (headers) =>
-        execute(
-          HttpClientRequest.post(legacyEndpoint).pipe(
-            HttpClientRequest.setHeaders(headers),
-            HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
-          )
-        ))
+      Effect.flatMap(
+        headersFor(message, false),
+        (headers) => execute({ method: "POST", url: legacyEndpoint, headers, body: JSON.stringify(message) })
+      )
 
     /** Sends over the legacy transport: the answer comes on the stream. */
     const sendLegacy = (message: unknown, id: JsonRpc.RequestId | undefined) =>
@@ -519,15 +568,15 @@ export const make = (
           cursorSession = stale
         }
         const headers = yield* headersFor(undefined, true)
-        const response = yield* Effect.either(execute(
-          HttpClientRequest.get(url).pipe(
-            HttpClientRequest.setHeaders({
-              ...headers,
-              accept: "text/event-stream",
-              ...(cursor.lastEventId === undefined ? {} : { "last-event-id": cursor.lastEventId })
-            })
-          )
-        ))
+        const response = yield* Effect.either(execute({
+          method: "GET",
+          url,
+          headers: {
+            ...headers,
+            accept: "text/event-stream",
+            ...(cursor.lastEventId === undefined ? {} : { "last-event-id": cursor.lastEventId })
+          }
+        }))
         if (Either.isRight(response)) {
           const status = response.right.status
           if (status === 405) return
@@ -683,7 +732,8 @@ export const make = (
         yield* FiberMap.clear(exchanges)
         if (sessionId === undefined || mode === "legacy" || options.terminateOnClose === false) return
         const headers = yield* headersFor(undefined, true)
-        yield* execute(HttpClientRequest.del(url).pipe(HttpClientRequest.setHeaders(headers))).pipe(
+        yield* execute({ method: "DELETE", url, headers }).pipe(
+          Effect.flatMap((response) => response.text),
           Effect.timeout(Duration.seconds(2)),
           Effect.ignore
         )
