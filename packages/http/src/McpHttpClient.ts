@@ -87,7 +87,7 @@ export class ExchangeFailed extends Data.TaggedError("ExchangeFailed")<{
 
 /**
  * Sends one request and succeeds with its response once its head arrived. Interrupting it (or the reading of the
- * body) aborts the request; a body left unread is dropped when the fiber that sent the request ends.
+ * body) aborts the request; a body nobody began to read is dropped when the fiber that sent the request ends.
  */
 export type Execute = (request: OutgoingRequest) => Effect.Effect<IncomingResponse, ExchangeFailed>
 

@@ -13,3 +13,6 @@ export * as McpHttpServer from "./McpHttpServer.js"
 
 /** The Streamable HTTP server endpoint served straight on node:http. */
 export * as McpNodeHttpServer from "./McpNodeHttpServer.js"
+
+/** The Streamable HTTP client transport straight on node:http and node:https. */
+export * as McpNodeHttpClient from "./McpNodeHttpClient.js"

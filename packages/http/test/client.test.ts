@@ -1,5 +1,5 @@
-import { ClientHandlers, McpClient } from "@effect-mcp/core"
-import { McpHttpClient, McpHttpServer } from "@effect-mcp/http"
+import { ClientHandlers, McpClient, Transport } from "@effect-mcp/core"
+import { McpHttpClient, McpHttpServer, McpNodeHttpClient } from "@effect-mcp/http"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
@@ -7,11 +7,10 @@ import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { createServer, request as httpRequest } from "node:http"
 import type { AddressInfo } from "node:net"
-import { connect, serve, tools } from "./helpers.js"
+import { adapter, connect, serve, tools } from "./helpers.js"
 
 const eras = [
   { name: "2025-11-25 session", revision: "2025-11-25" as const },
@@ -238,19 +237,18 @@ describe("McpHttpClient, era-specific behaviour", () => {
     Effect.gen(function*() {
       const { server, url } = yield* serve({ retryInterval: "50 millis" })
       const seen: Array<string> = []
-      const recording = Layer.effect(
-        HttpClient.HttpClient,
-        Effect.map(HttpClient.HttpClient, (client) =>
-          client.pipe(HttpClient.tap((response) =>
-            Effect.sync(() => {
-              const id = response.headers["mcp-session-id"]
-              if (id !== undefined && !seen.includes(id)) seen.push(id)
-            })
-          )))
-      ).pipe(Layer.provide(NodeHttpClient.layer))
-      const transport = yield* Layer.build(McpHttpClient.layer({ url }).pipe(Layer.provide(recording)))
+      const base = adapter === "node"
+        ? McpNodeHttpClient.execute(yield* McpNodeHttpClient.agents)
+        : McpHttpClient.platformExecute(yield* Effect.provide(HttpClient.HttpClient, NodeHttpClient.layer))
+      const recording: McpHttpClient.Execute = (request) =>
+        Effect.tap(base(request), (response) =>
+          Effect.sync(() => {
+            const id = response.headers["mcp-session-id"]
+            if (id !== undefined && !seen.includes(id)) seen.push(id)
+          }))
+      const transport = yield* McpHttpClient.makeWith({ url }, recording)
       const client = yield* McpClient.make({ name: "t", version: "0", revision: "2025-11-25" }).pipe(
-        Effect.provide(transport)
+        Effect.provideService(Transport.Transport, transport)
       )
       yield* Effect.sleep("200 millis")
       const first = seen[0]!

@@ -1,10 +1,11 @@
 /**
  * Test helpers: a real HTTP server on 127.0.0.1 (port 0) serving an MCP server, stopped when the test's scope
- * closes; and raw fetch helpers for wire checks. The server is McpNodeHttpServer, or McpHttpServer on
- * @effect/platform's node server when `EFFECT_MCP_HTTP_ADAPTER=platform` (the `http-platform` test project).
+ * closes; and raw fetch helpers for wire checks. The server is McpNodeHttpServer and the client McpNodeHttpClient, or
+ * McpHttpServer and McpHttpClient on @effect/platform's node server and client when `EFFECT_MCP_HTTP_ADAPTER=platform`
+ * (the `http-platform` test project).
  */
 import { type Errors, McpClient, McpServer, RequestContext } from "@effect-mcp/core"
-import { McpHttpClient, McpHttpServer, McpNodeHttpServer } from "@effect-mcp/http"
+import { McpHttpClient, McpHttpServer, McpNodeHttpClient, McpNodeHttpServer } from "@effect-mcp/http"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -198,7 +199,7 @@ export const meta2026 = {
   "io.modelcontextprotocol/clientCapabilities": {}
 }
 
-/** A McpClient over McpHttpClient (Node's HTTP client), connected to `url` until the scope closes. */
+/** A McpClient over McpNodeHttpClient (McpHttpClient on the platform's node client under `http-platform`), connected to `url` until the scope closes. */
 export const connect = (
   url: string,
   client: Partial<McpClient.Options> = {},
@@ -206,7 +207,9 @@ export const connect = (
 ): Effect.Effect<McpClient.McpClientService, Errors.HandshakeFailed, Scope.Scope> =>
   Effect.gen(function*() {
     const transport = yield* Layer.build(
-      McpHttpClient.layer({ url, ...http }).pipe(Layer.provide(NodeHttpClient.layer))
+      adapter === "node"
+        ? McpNodeHttpClient.layer({ url, ...http })
+        : McpHttpClient.layer({ url, ...http }).pipe(Layer.provide(NodeHttpClient.layer))
     )
     return yield* McpClient.make({ name: "http-test-client", version: "0.0.0", ...client }).pipe(
       Effect.provide(transport)
