@@ -1,7 +1,7 @@
 // Profiles our HTTP client (steady state, sequential, REV default 2025-11-25) against examples/everything --http,
-// to /tmp/http-client.cpuprofile.
+// to /tmp/http-client.cpuprofile. McpNodeHttpClient unless CLIENT=platform (McpHttpClient on undici).
 import { McpClient } from "@effect-mcp/core"
-import { McpHttpClient } from "@effect-mcp/http"
+import { McpHttpClient, McpNodeHttpClient } from "@effect-mcp/http"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -16,7 +16,7 @@ const child = spawn(process.execPath, ["examples/everything/dist/main.js", "--ht
 const url = await new Promise((ok) => createInterface({ input: child.stdout }).on("line", (l) => l.startsWith("LISTENING ") && ok(l.slice(10))))
 const scope = Effect.runSync(Scope.make())
 const revision = process.env.REV ?? "2025-11-25"
-const context = await Effect.runPromise(Layer.buildWithScope(Layer.scoped(McpClient.McpClient, McpClient.make({ name: "p", version: "1", revision })).pipe(Layer.provide(McpHttpClient.layer({ url }).pipe(Layer.provide(NodeHttpClient.layerUndici)))), scope))
+const context = await Effect.runPromise(Layer.buildWithScope(Layer.scoped(McpClient.McpClient, McpClient.make({ name: "p", version: "1", revision })).pipe(Layer.provide(process.env.CLIENT === "platform" ? McpHttpClient.layer({ url }).pipe(Layer.provide(NodeHttpClient.layerUndici)) : McpNodeHttpClient.layer({ url }))), scope))
 const client = Context.get(context, McpClient.McpClient)
 const N = Number(process.env.N ?? 2000)
 for (let i = 0; i < 300; i++) await Effect.runPromise(client.callTool("echo", { text: "hello" }))

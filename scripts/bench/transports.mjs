@@ -5,9 +5,8 @@
 // calls/s, p50/p99 latency, CPU µs per call in the client (this process) and in the server (the child, from
 // /proc); then spawn+initialize over stdio, connect over HTTP, and a 1 MB text echoed over stdio.
 import { McpClient } from "@effect-mcp/core"
-import { McpHttpClient } from "@effect-mcp/http"
+import { McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from "@modelcontextprotocol/client"
 import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/stdio"
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -120,7 +119,7 @@ const connect = async (who, how) => {
     peer = await oursClient(
       http === undefined
         ? StdioClientTransport.layer({ command: process.execPath, args: [s.script, ...s.stdio], stderr: "ignore" })
-        : McpHttpClient.layer({ url: http.url }).pipe(Layer.provide(NodeHttpClient.layerUndici)),
+        : McpNodeHttpClient.layer({ url: http.url }),
       revision
     )
   } else if (who === "v1") {
@@ -276,7 +275,7 @@ export const run = async () => {
 /** Connects a 2025-11-25 client of `who` to a listening URL. */
 const connectTo = async (who, url) => {
   if (who === "ours") {
-    return oursClient(McpHttpClient.layer({ url }).pipe(Layer.provide(NodeHttpClient.layerUndici)), "2025-11-25")
+    return oursClient(McpNodeHttpClient.layer({ url }), "2025-11-25")
   }
   if (who === "v1") return sdkClient(new V1Client({ name: "bench", version: "1" }), new V1Http(new URL(url)))
   return sdkClient(
