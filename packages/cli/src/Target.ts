@@ -3,9 +3,8 @@
  * command line after `--` (a stdio server, started as a child and stopped with the command).
  */
 import { McpClient } from "@effect-mcp/core"
-import { McpHttpClient } from "@effect-mcp/http"
+import { McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Unreachable, UsageError } from "./CliError.js"
@@ -50,7 +49,7 @@ export const describe = (target: Target): string =>
 /** A connected client of the target (stdio children are stopped, HTTP sessions ended, with the scope). */
 export const client = (target: Target): Layer.Layer<McpClient.McpClient, Unreachable> => {
   const transport = target._tag === "Url"
-    ? McpHttpClient.layer({ url: target.url }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    ? McpNodeHttpClient.layer({ url: target.url })
     : StdioClientTransport.layer({ command: target.command, args: target.args, stderr: "ignore" })
   return McpClient.layer({ name: "effect-mcp-cli", version: "0.1.0" }).pipe(
     Layer.provide(transport),

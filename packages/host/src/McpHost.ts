@@ -5,10 +5,9 @@
  * by name; what happens is a Stream of HostEvents.
  */
 import { ClientHandlers, type Errors, McpClient, Transport } from "@effect-mcp/core"
-import { McpHttpClient } from "@effect-mcp/http"
+import { McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
 import type { Mcp } from "@effect-mcp/schema"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -247,8 +246,8 @@ export const make = (options: Options): Effect.Effect<McpHostService, never, Sco
         Option.isSome(roots) ? Effect.provideService(ClientHandlers.RootsProvider, roots.value) : (e) => e
       )
 
-    // One HTTP client (one connection pool) for every HTTP server of the host, alive as long as the host.
-    const httpClient = yield* Layer.build(NodeHttpClient.layerUndici)
+    // One pair of keep-alive agents (one connection pool) for every HTTP server of the host, alive as long as the host.
+    const agents = yield* McpNodeHttpClient.agents
     const events = yield* PubSub.unbounded<HostEvent>({ replay: 256 })
     const publish = (event: HostEvent) => PubSub.publish(events, event)
 
@@ -289,10 +288,10 @@ export const make = (options: Options): Effect.Effect<McpHostService, never, Sco
             exited: Effect.map(child.exited, StdioClientTransport.describeExit)
           }
         }
-        const transport = yield* McpHttpClient.make({
+        const transport = yield* McpNodeHttpClient.make({
           url: spec.url,
           ...(spec.headers === undefined ? {} : { headers: spec.headers })
-        }).pipe(Effect.provide(httpClient))
+        }, agents)
         return { transport, pid: undefined, exited: Effect.never }
       })
 
