@@ -409,10 +409,17 @@ const makeHandler = (options: Options) =>
 
     const touch = (s: Session) => Effect.map(Clock.currentTimeMillis, (now) => void (s.lastActivity = now))
 
+    // A POST's stream is answered as JSON when its first message is its response (or always, in "json" mode): such a
+    // message can never be replayed (a JSON answer has no event id), so the store does not keep it.
+    const answeredAsJson = (s: Session, target: Outbox.OutStream, seq: number, final: boolean) =>
+      target !== s.standalone && (mode === "json" || (mode === "auto" && final && seq === 0))
+
     const push = (s: Session | undefined, target: Outbox.OutStream, message: Transport.Outgoing, final: boolean) =>
       Effect.gen(function*() {
         const seq = target.nextSeq++
-        if (s !== undefined && store !== undefined) yield* store.append(s.id, target.key, seq, message)
+        if (s !== undefined && store !== undefined && !answeredAsJson(s, target, seq, final)) {
+          yield* store.append(s.id, target.key, seq, message)
+        }
         if (final && s !== undefined && target.attached === 0) s.streams.delete(target.key)
         yield* Outbox.offer(target, { seq, message, final })
       })

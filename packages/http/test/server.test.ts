@@ -1,5 +1,5 @@
 import { McpServer, RequestContext } from "@effect-mcp/core"
-import { McpHttpServer } from "@effect-mcp/http"
+import { EventStore, McpHttpServer } from "@effect-mcp/http"
 import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -544,5 +544,38 @@ describe("security", () => {
       expect(alice.status).toBe(200)
       const bob = yield* post(url, ping, { authorization: "Bearer bob-token", "mcp-session-id": sessionId })
       expect(bob.status).toBe(404)
+    }))
+})
+
+describe("the event store", () => {
+  /** An in-memory store that records the stream of every append. */
+  const recording = () => {
+    const appended: Array<string> = []
+    const memory = EventStore.makeMemory()
+    const store: EventStore.EventStoreService = {
+      ...memory,
+      append: (session, stream, seq, message) =>
+        Effect.zipRight(Effect.sync(() => void appended.push(stream)), memory.append(session, stream, seq, message))
+    }
+    return { appended, layer: Layer.merge(tools(), Layer.succeed(EventStore.EventStore, store)) }
+  }
+
+  it.scopedLive("keeps what an SSE answer sent, not the responses answered as JSON", () =>
+    Effect.gen(function*() {
+      const { appended, layer } = recording()
+      const { url } = yield* serve({}, layer)
+      const { headers } = yield* openSession(url)
+      for (let id = 1; id <= 20; id++) {
+        const res = yield* post(url, call(id, "echo", { text: `e${id}` }), headers)
+        expect(res.headers.get("content-type")).toContain("application/json")
+        expect((yield* messages(res))[0].result.content[0].text).toBe(`e${id}`)
+      }
+      expect(appended.filter((key) => key.startsWith("p"))).toEqual([])
+      const res = yield* post(url, call(21, "count", { to: 2 }, { _meta: { progressToken: "t" } }), headers)
+      const events = yield* readEvents(res, (events) => events.some((e) => e.data.includes("counted")))
+      expect(events.filter((e) => e.data !== "").length).toBe(3)
+      const streams = appended.filter((key) => key.startsWith("p"))
+      expect(streams.length).toBe(3)
+      expect(new Set(streams).size).toBe(1)
     }))
 })
