@@ -1,8 +1,9 @@
 // Counts the Effect operations our Streamable HTTP server runs per tools/call (a 2025-11-25 session driven by the
 // SDK 1.32 client, in this process): by op kind and by the source of each op's continuation. TOP=n shows more.
+// ADAPTER=platform serves it on @effect/platform's HttpServer instead of McpNodeHttpServer.
 // PROF=1 instead profiles N=3000 calls (no census) to /tmp/http-inproc.cpuprofile and prints CPU µs per call.
 import { McpServer } from "@effect-mcp/core"
-import { McpHttpServer } from "@effect-mcp/http"
+import { McpHttpServer, McpNodeHttpServer } from "@effect-mcp/http"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -17,17 +18,20 @@ import { makeCensus } from "./census.mjs"
 
 const { state, supervised, report } = makeCensus()
 const Echo = McpServer.tool({ name: "echo", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) })
-const layer = McpHttpServer.layer({}).pipe(
-  Layer.provideMerge(Echo.pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" })))),
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+const platform = process.env.ADAPTER === "platform"
+const served = platform
+  ? McpHttpServer.layer({}).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
+  : McpNodeHttpServer.layer({}, { port: 0 })
+const layer = served.pipe(
+  Layer.provideMerge(Echo.pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" }))))
 )
 const scope = Effect.runSync(Scope.make())
 const context = await Effect.runPromise(
   process.env.PROF ? Layer.buildWithScope(layer, scope) : supervised(Layer.buildWithScope(layer, scope))
 )
-const address = Context.get(context, HttpServer.HttpServer).address
+const port = platform ? Context.get(context, HttpServer.HttpServer).address.port : Context.get(context, McpNodeHttpServer.Address).port
 const client = new Client({ name: "c", version: "1" })
-await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${address.port}/mcp`)))
+await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)))
 for (let i = 0; i < 200; i++) await client.callTool({ name: "echo", arguments: { text: "hello" } })
 if (process.env.PROF) {
   const { Session } = await import("node:inspector/promises")
