@@ -4,8 +4,7 @@
 // does memory that keeps growing: the server's resident memory and this process's heap at the end must be
 // within 20% of where they were once warm (a third of the way in; judged on runs of two minutes or more). `pnpm soak`; docs/reliability.md.
 import { McpClient } from "@effect-mcp/core"
-import { McpHttpClient } from "@effect-mcp/http"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { McpNodeHttpClient } from "@effect-mcp/http"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -76,11 +75,13 @@ const operation = (client, r, n) => {
 }
 
 const scope = Effect.runSync(Scope.make())
+// One pair of keep-alive agents for every client, as a host shares one.
+const agents = await Effect.runPromise(Scope.extend(McpNodeHttpClient.agents, scope))
 const clients = await Promise.all(Array.from({ length: CLIENTS }, async (_, i) => {
   const layer = Layer.scoped(
     McpClient.McpClient,
     McpClient.make({ name: `soak-${i}`, version: "1", revision: i % 2 === 0 ? "2025-11-25" : "2026-07-28" })
-  ).pipe(Layer.provide(McpHttpClient.layer({ url })), Layer.provide(NodeHttpClient.layerUndici))
+  ).pipe(Layer.provide(McpNodeHttpClient.layer({ url }, agents)))
   return Context.get(await Effect.runPromise(Layer.buildWithScope(layer, scope)), McpClient.McpClient)
 }))
 
