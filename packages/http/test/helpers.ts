@@ -16,6 +16,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
 import { createServer, request } from "node:http"
+import type * as Http from "node:http"
 
 /** The server every test serves unless told otherwise: echo, a progress-reporting count, a slow tool, whoami. */
 export const info = { name: "http-test", version: "1.0.0" }
@@ -257,3 +258,19 @@ export const readFor = (response: Response, ms: number): Effect.Effect<string> =
     await reader.cancel().catch(() => undefined)
     return text
   })
+
+/** Listens on 127.0.0.1 at a free port until the scope closes (then closes every connection); succeeds with the port. */
+export const listenOnLoopback = (server: Http.Server): Effect.Effect<number, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.async<number>((resume) => {
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address()
+        resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
+      })
+    }),
+    () =>
+      Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+        server.closeAllConnections()
+      })
+  )

@@ -6,7 +6,7 @@ import * as Layer from "effect/Layer"
 import { readFileSync } from "node:fs"
 import * as Http from "node:http"
 import * as Https from "node:https"
-import { adapter, info, tools } from "./helpers.js"
+import { adapter, info, listenOnLoopback, tools } from "./helpers.js"
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url))
 
@@ -18,19 +18,7 @@ const serveOn = (server: Http.Server) =>
     server.on("request", onRequest)
     const counted = { connections: 0 }
     server.on(server instanceof Https.Server ? "secureConnection" : "connection", () => void counted.connections++)
-    const port = yield* Effect.acquireRelease(
-      Effect.async<number>((resume) => {
-        server.listen(0, "127.0.0.1", () => {
-          const address = server.address()
-          resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-        })
-      }),
-      () =>
-        Effect.async<void>((resume) => {
-          server.close(() => resume(Effect.void))
-          server.closeAllConnections()
-        })
-    )
+    const port = yield* listenOnLoopback(server)
     return { port, counted }
   })
 

@@ -8,7 +8,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { createServer } from "node:http"
-import { adapter, info, messages, openSession, post, tools } from "./helpers.js"
+import { adapter, info, listenOnLoopback, messages, openSession, post, tools } from "./helpers.js"
 
 const slowCall = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "slow", arguments: {} } }
 const echoCall = { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }
@@ -75,19 +75,7 @@ describe.skipIf(adapter === "platform")("McpNodeHttpServer", () => {
       const mcp = yield* Layer.build(registry())
       const onRequest = yield* McpNodeHttpServer.listener().pipe(Effect.provide(mcp))
       const server = createServer(onRequest)
-      const port = yield* Effect.acquireRelease(
-        Effect.async<number>((resume) => {
-          server.listen(0, "127.0.0.1", () => {
-            const address = server.address()
-            resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-          })
-        }),
-        () =>
-          Effect.async<void>((resume) => {
-            server.close(() => resume(Effect.void))
-            server.closeAllConnections()
-          })
-      )
+      const port = yield* listenOnLoopback(server)
       const url = `http://127.0.0.1:${port}/mcp`
       const { headers } = yield* openSession(url)
       const answer = yield* messages(yield* post(url, echoCall, headers))
