@@ -409,10 +409,13 @@ const makeHandler = (options: Options) =>
 
     const touch = (s: Session) => Effect.map(Clock.currentTimeMillis, (now) => void (s.lastActivity = now))
 
-    // A POST's stream is answered as JSON when its first message is its response (or always, in "json" mode): such a
-    // message can never be replayed (a JSON answer has no event id), so the store does not keep it.
+    /** Whether a POST whose first message is `final` (or not) is answered as JSON rather than as an SSE stream. */
+    const answersAsJson = (as: "auto" | "json" | "sse", final: boolean) => as === "json" || (as !== "sse" && final)
+
+    // A message a POST is answered with as JSON (its first, or any in "json" mode) can never be replayed (a JSON
+    // answer has no event id), so the store does not keep it.
     const answeredAsJson = (s: Session, target: Outbox.OutStream, seq: number, final: boolean) =>
-      target !== s.standalone && (mode === "json" || (mode === "auto" && final && seq === 0))
+      target !== s.standalone && (seq === 0 ? answersAsJson(mode, final) : mode === "json")
 
     const push = (s: Session | undefined, target: Outbox.OutStream, message: Transport.Outgoing, final: boolean) =>
       Effect.gen(function*() {
@@ -544,7 +547,7 @@ const makeHandler = (options: Options) =>
         // Every request of the POST was cancelled while its session lives: no response comes, so the answer is an
         // SSE stream that ends without an event (a JSON error here would read as the session's end).
         const cancelled = first !== undefined && Outbox.isEndMarker(first.message) && s !== undefined && !s.closed
-        if (first !== undefined && !cancelled && (first.final && as !== "sse" || as === "json")) {
+        if (first !== undefined && !cancelled && answersAsJson(as, first.final)) {
           stream.finalTaken = first.final
           if (s !== undefined && first.final) s.streams.delete(stream.key)
           yield* onEnd
