@@ -16,7 +16,7 @@ const context = await Effect.runPromise(Layer.buildWithScope(Layer.scoped(McpCli
 const client = Context.get(context, McpClient.McpClient)
 const CONC = Number(process.env.CONC ?? 64), N = Number(process.env.N ?? 20000)
 const run = async (n) => { let next = 0; await Promise.all(Array.from({ length: CONC }, async () => { while (next++ < n) await Effect.runPromise(client.callTool("echo", { text: "hello" })) })) }
-await run(2000)
+await run(Number(process.env.WARM ?? 5000))
 const session = new Session(); session.connect()
 await session.post("Profiler.enable"); await session.post("Profiler.start")
 const cpu0 = process.cpuUsage(); const t0 = performance.now()

@@ -32,12 +32,15 @@ const servers = {
   v1: { script: join(fixtures, "sdk1-server.mjs"), stdio: [], http: ["http"] },
   v2: { script: join(fixtures, "sdk2-server.mjs"), stdio: ["stdio"], http: ["http"] }
 }
-const CALLS = Number(process.env.BENCH_TRANSPORT_CALLS ?? 2000)
+// Calls measured per connection over stdio; a quarter of it over HTTP, which is about 10× slower.
+const CALLS = Number(process.env.BENCH_TRANSPORT_CALLS ?? 4000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 // Calls made on each new connection before it is measured, so that the rows show a warm server and client (the
 // steady state of a long-lived connection); a fresh process's first calls are the "spawn + initialize" row's
-// business. BENCH_TRANSPORT_WARMUP=0 measures cold connections, as sessions 1–5 did.
-const WARMUP = Number(process.env.BENCH_TRANSPORT_WARMUP ?? 2000)
+// business. BENCH_TRANSPORT_WARMUP=0 measures cold connections, as sessions 1–5 did. Both sides take about 4,000
+// calls to reach their steady state over either transport (scratchpad/warmup-curve.mjs prints the curve), so
+// 5,000 calls go before each measurement; sessions 6–9 warmed stdio with 2,000 and HTTP with 1,000.
+const WARMUP = Number(process.env.BENCH_TRANSPORT_WARMUP ?? 5000)
 const IN_FLIGHT = 64
 const CLK_TCK = 100
 const megabyte = "x".repeat(1024 * 1024)
@@ -204,11 +207,11 @@ export const run = async () => {
   for (const how of hows) {
     for (const [mode, concurrency] of [["sequential", 1], [`${IN_FLIGHT} in flight`, IN_FLIGHT]]) {
       const results = Object.fromEntries(whos(how).map((w) => [w, []]))
-      const calls = how === "stdio" ? CALLS : Math.ceil(CALLS / 2)
+      const calls = how === "stdio" ? CALLS : Math.ceil(CALLS / 4)
       for (let i = 0; i < RUNS + 1; i++) {
         for (const who of whos(how)) {
           const peer = await connect(who, how)
-          if (WARMUP > 0) await measure(peer, concurrency, how === "stdio" ? WARMUP : Math.ceil(WARMUP / 2))
+          if (WARMUP > 0) await measure(peer, concurrency, WARMUP)
           const m = await measure(peer, concurrency, calls)
           await peer.close()
           if (i > 0) results[who].push(m) // the first round warms up
