@@ -113,7 +113,7 @@ const sdkClient = async (client, transport) => {
 }
 
 /** Connects `who` over `how` ("stdio", "http", "stateless"); resolves with { call, close, serverPid }. */
-const connect = async (who, how) => {
+export const connect = async (who, how) => {
   const s = servers[who]
   const http = how === "stdio" ? undefined : await listen(who)
   const revision = how === "stateless" ? "2026-07-28" : "2025-11-25"
@@ -155,7 +155,7 @@ const connect = async (who, how) => {
 }
 
 /** Runs `calls` echo calls with `concurrency` in flight. */
-const measure = async (peer, concurrency, calls, text = "hello") => {
+export const measure = async (peer, concurrency, calls, text = "hello") => {
   const latencies = []
   let next = 0
   const server0 = peer.serverPid === undefined ? 0 : childCpuUs(peer.serverPid)
