@@ -1,8 +1,11 @@
-// Profiles our stdio client (steady state, CONC in flight, default 64) against examples/everything --stdio,
+// Profiles a stdio client (steady state, CONC in flight, default 64) against examples/everything --stdio:
+// ours, or SDK=1 the official SDK 1.32's client against the same server, so the two clients' CPU compare.
 // SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/sp" profiles the server too (written when it exits).
-// to /tmp/stdio-client.cpuprofile.
+// The client's profile goes to /tmp/stdio-client.cpuprofile (NOPROF=1: none).
 import { McpClient } from "@effect-mcp/core"
 import { StdioClientTransport } from "@effect-mcp/node"
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -10,19 +13,35 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
-const scope = Effect.runSync(Scope.make())
-const transport = StdioClientTransport.layer({ command: process.execPath, args: [...(process.env.SERVER_NODE_ARGS?.split(" ") ?? []), process.env.SERVER_MAIN ?? "examples/everything/dist/main.js", "--stdio"], stderr: "ignore" })
-const context = await Effect.runPromise(Layer.buildWithScope(Layer.scoped(McpClient.McpClient, McpClient.make({ name: "p", version: "1", revision: "2025-11-25" })).pipe(Layer.provide(transport)), scope))
-const client = Context.get(context, McpClient.McpClient)
+import { PerformanceObserver } from "node:perf_hooks"
+const command = process.execPath
+const args = [...(process.env.SERVER_NODE_ARGS?.split(" ") ?? []), process.env.SERVER_MAIN ?? "examples/everything/dist/main.js", "--stdio"]
+let call, close
+if (process.env.SDK === "1") {
+  const client = new V1Client({ name: "p", version: "1" })
+  await client.connect(new V1Stdio({ command, args, stderr: "ignore" }))
+  call = () => client.callTool({ name: "echo", arguments: { text: "hello" } })
+  close = () => client.close()
+} else {
+  const scope = Effect.runSync(Scope.make())
+  const transport = StdioClientTransport.layer({ command, args, stderr: "ignore" })
+  const context = await Effect.runPromise(Layer.buildWithScope(Layer.scoped(McpClient.McpClient, McpClient.make({ name: "p", version: "1", revision: "2025-11-25" })).pipe(Layer.provide(transport)), scope))
+  const client = Context.get(context, McpClient.McpClient)
+  call = () => Effect.runPromise(client.callTool("echo", { text: "hello" }))
+  close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+}
 const CONC = Number(process.env.CONC ?? 64), N = Number(process.env.N ?? 20000)
-const run = async (n) => { let next = 0; await Promise.all(Array.from({ length: CONC }, async () => { while (next++ < n) await Effect.runPromise(client.callTool("echo", { text: "hello" })) })) }
+const run = async (n) => { let next = 0; await Promise.all(Array.from({ length: CONC }, async () => { while (next++ < n) await call() })) }
 await run(Number(process.env.WARM ?? 5000))
-const session = new Session(); session.connect()
-await session.post("Profiler.enable"); await session.post("Profiler.start")
+const profiling = process.env.NOPROF !== "1"
+const session = new Session()
+if (profiling) { session.connect(); await session.post("Profiler.enable"); await session.post("Profiler.start") }
+let gcs = 0, gcMs = 0; const kinds = {}
+new PerformanceObserver((list) => { for (const e of list.getEntries()) { gcs++; gcMs += e.duration; const k = kinds[e.detail?.kind ?? e.kind] ??= [0, 0]; k[0]++; k[1] += e.duration } }).observe({ entryTypes: ["gc"] })
 const cpu0 = process.cpuUsage(); const t0 = performance.now()
 await run(N)
 const ms = performance.now() - t0; const cpu = process.cpuUsage(cpu0)
-const { profile } = await session.post("Profiler.stop"); writeFileSync("/tmp/stdio-client.cpuprofile", JSON.stringify(profile))
-console.log(`${(N / ms * 1000).toFixed(0)} calls/s, client CPU ${((cpu.user + cpu.system) / N).toFixed(1)} µs/call`)
-await Effect.runPromise(Scope.close(scope, Exit.void))
+if (profiling) { const { profile } = await session.post("Profiler.stop"); writeFileSync("/tmp/stdio-client.cpuprofile", JSON.stringify(profile)) }
+console.log(`${process.env.SDK === "1" ? "sdk" : "ours"}: ${(N / ms * 1000).toFixed(0)} calls/s, client CPU ${((cpu.user + cpu.system) / N).toFixed(1)} µs/call (user ${(cpu.user / N).toFixed(1)}, system ${(cpu.system / N).toFixed(1)}); ${gcs} GCs, ${(gcMs * 1000 / N).toFixed(1)} µs/call in GC pauses ${JSON.stringify(kinds)} (kind: count, ms)`)
+await close()
 process.exit(0)
