@@ -114,6 +114,69 @@ describe("cancellation", () => {
       expect(cancelled).toMatchObject({ method: "notifications/cancelled", params: { requestId: id } })
       expect(client.stats().pending).toBe(0)
     }))
+
+  it.scoped("a call interrupted while it waits for its response is forgotten and cancelled on the wire; a late answer is dropped", () =>
+    Effect.gen(function*() {
+      const server = yield* makeRawServer()
+      const connecting = yield* Effect.fork(
+        McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer))
+      )
+      yield* server.acceptHandshake
+      const client = yield* Fiber.join(connecting)
+      const call = yield* Effect.fork(client.callTool("anything", {}))
+      const request = yield* server.next
+      expect(request).toMatchObject({ method: "tools/call" })
+      expect(client.stats().pending).toBe(1)
+      yield* Fiber.interrupt(call)
+      expect(yield* server.next).toMatchObject({
+        method: "notifications/cancelled",
+        params: { requestId: request.id }
+      })
+      expect(client.stats().pending).toBe(0)
+      // The answer arriving after all is dropped, and the client carries on.
+      yield* server.send({ jsonrpc: "2.0", id: request.id, result: { content: [] } })
+      const next = yield* Effect.fork(client.callTool("anything", {}))
+      const second = yield* server.next
+      yield* server.send({ jsonrpc: "2.0", id: second.id, result: { content: [{ type: "text", text: "ok" }] } })
+      expect((yield* Fiber.join(next)).content).toEqual([{ type: "text", text: "ok" }])
+      expect(client.stats().pending).toBe(0)
+    }))
+
+  it.scoped("calls that settle leave no observer on their caller's fiber", () =>
+    Effect.gen(function*() {
+      const server = yield* makeRawServer()
+      const connecting = yield* Effect.fork(
+        McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer))
+      )
+      yield* server.acceptHandshake
+      const client = yield* Fiber.join(connecting)
+      yield* Effect.fork(Effect.forever(Effect.flatMap(server.next, (m) =>
+        m.method === "tools/call"
+          ? m.params.name === "silent" ? Effect.void : m.params.name === "fails"
+            ? server.send({ jsonrpc: "2.0", id: m.id, error: { code: -32602, message: "no" } })
+            : server.send({ jsonrpc: "2.0", id: m.id, result: { content: [] } })
+          : Effect.void)))
+      // The number of observers on a fiber is not public: read the runtime's own field, and fail loudly if Effect
+      // ever renames it rather than pass without looking.
+      const observers = Effect.withFiberRuntime((fiber) =>
+        Effect.sync(() => {
+          const list: unknown = Reflect.get(fiber, "_observers")
+          if (!Array.isArray(list)) throw new Error("FiberRuntime._observers is gone: update this test")
+          return list.length
+        })
+      )
+      const before = yield* observers
+      // Each call waits for its answer (the raw server answers from another fiber), so each one's observer is added
+      // before the send and must be gone once it settles: answered, failed, or timed out.
+      for (let i = 0; i < 50; i++) yield* client.callTool("anything", {})
+      for (let i = 0; i < 20; i++) yield* Effect.flip(client.callTool("fails", {}))
+      const waitingOne = Effect.suspend(() => client.stats().pending === 0 ? Effect.fail("none") : Effect.void).pipe(
+        Effect.retry({ while: () => true })
+      )
+      yield* Effect.fork(Effect.zipRight(waitingOne, TestClock.adjust("1 second")))
+      expect((yield* Effect.flip(client.callTool("silent", {}, { timeout: "10 millis" })))._tag).toBe("RequestTimeout")
+      expect(yield* observers).toBe(before)
+    }))
 })
 
 describe("timeouts", () => {

@@ -102,6 +102,10 @@ interface Pending {
   readonly deadlineMs: number
   /** Resumes the caller, once it waits (an async callback, lighter than a Deferred per request). */
   resume: ((outcome: Effect.Effect<Record<string, unknown>, RequestFailure>) => void) | undefined
+  /** The fiber that made the request, while it has `abandonOnExit` among its observers. */
+  caller: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  /** Abandons the request when its caller ends first (the caller was interrupted while it sent or waited). */
+  readonly abandonOnExit: () => void
   /** The outcome, when it came before the caller waited. */
   outcome: Effect.Effect<Record<string, unknown>, RequestFailure> | undefined
   readonly onProgress: ((p: Progress) => void) | undefined
@@ -115,8 +119,16 @@ const internalError: JsonRpc.ErrorObject = { code: McpError.codes.InternalError,
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
+/** Stops watching a request's caller for its end: the request is settled or its caller has its outcome. */
+const release = (entry: Pending): void => {
+  if (entry.caller === undefined) return
+  entry.caller.removeObserver(entry.abandonOnExit)
+  entry.caller = undefined
+}
+
 /** Settles a pending request: resumes its caller, or keeps the outcome for when it waits. */
 const complete = (entry: Pending, outcome: Effect.Effect<Record<string, unknown>, RequestFailure>): void => {
+  release(entry)
   if (entry.resume !== undefined) {
     const resume = entry.resume
     entry.resume = undefined
@@ -482,25 +494,24 @@ export const make = <E>(
 
     /**
      * Waits for a pending request's outcome. One that is there already (a peer that answered within the send) is
-     * taken without `Effect.async`, whose resumption, even a synchronous one, goes through the scheduler. An
-     * interrupted wait abandons the request.
+     * taken without `Effect.async`, whose resumption, even a synchronous one, goes through the scheduler. The wait
+     * has no canceller: `Effect.async` wraps one in an interruption handler (an uninterruptible region and an exit
+     * continuation per call, about a fifth of a stdio client's CPU per call), so an interrupted wait is abandoned by
+     * the observer of the caller's fiber instead, when that fiber ends.
      */
-    const outcomeOf = (id: JsonRpc.RequestId, entry: Pending) =>
+    const outcomeOf = (entry: Pending) =>
       Effect.suspend(() =>
         entry.outcome ?? Effect.async<Record<string, unknown>, RequestFailure>((resume) => {
           if (entry.outcome !== undefined) return resume(entry.outcome)
           entry.resume = resume
-          return Effect.suspend(() => {
-            entry.resume = undefined
-            return abandon(id, entry)
-          })
         })
       )
 
     // A request settles without an exit handler around it (an uninterruptible region per call costs more than the
     // rest of an in-memory round trip): responses, timeouts and the connection's end take it out of `pending`
-    // themselves, an interrupted wait abandons it in `outcomeOf`, and a caller interrupted while the request is
-    // being sent (a transport waiting for room) abandons it from an observer of the caller's fiber.
+    // themselves, and a caller interrupted while the request is being sent (a transport waiting for room) or while
+    // it waits for the response abandons it, and cancels it on the wire, from an observer of the caller's fiber
+    // (added before the send and removed when the request settles), once that fiber has ended.
     const request: Engine["request"] = (method, params, requestOptions = {}) =>
       Effect.withFiberRuntime((caller) => {
         if (closed) return Effect.fail(new ConnectionClosed({ reason: "the connection has ended" }))
@@ -508,6 +519,8 @@ export const make = <E>(
         const now = clock.unsafeCurrentTimeMillis()
         const related = requestOptions.relatedRequestId
         const entry: Pending = {
+          caller,
+          abandonOnExit: () => runInBackground(abandon(id, entry)),
           method,
           timeoutMs: requestOptions.timeout === undefined ? defaultTimeout : Duration.toMillis(requestOptions.timeout),
           deadlineMs: requestOptions.maxTotalTimeout === undefined
@@ -527,8 +540,7 @@ export const make = <E>(
           ...params,
           _meta: { ...(isRecord(params?._meta) ? params._meta : {}), progressToken: id }
         }
-        const whileSending = () => runInBackground(abandon(id, entry))
-        caller.addObserver(whileSending)
+        caller.addObserver(entry.abandonOnExit)
         return Effect.matchCauseEffect(
           send(
             JsonRpc.request(id, method, withToken),
@@ -536,14 +548,11 @@ export const make = <E>(
           ),
           {
             onFailure: (cause) => {
-              caller.removeObserver(whileSending)
+              release(entry)
               pending.delete(id)
               return Effect.failCause(cause)
             },
-            onSuccess: () => {
-              caller.removeObserver(whileSending)
-              return outcomeOf(id, entry)
-            }
+            onSuccess: () => outcomeOf(entry)
           }
         )
       })
