@@ -5,7 +5,9 @@
 // objects from the same allocation sites straight into the old generation (allocation-site pretenuring), and our
 // in-memory calls ran about 1.4x slower for the rest of the process. Benchmarks, never timed tests: absolute numbers
 // drift with the machine, so every row compares against the official SDK in the same run.
-// `node scripts/bench.mjs memory` runs only the workloads whose file name contains "memory".
+// `node scripts/bench.mjs memory` runs only the workloads whose file name contains "memory". BENCH_NODE_FLAGS (e.g.
+// "--no-allocation-site-pretenuring") are given to every workload process and to every server they start, ours and
+// the SDKs' alike.
 import { spawn } from "node:child_process"
 import { readdirSync } from "node:fs"
 import { dirname, join } from "node:path"
@@ -15,9 +17,10 @@ const here = dirname(fileURLToPath(import.meta.url))
 const warnings = pathToFileURL(join(here, "bench-warnings.mjs")).href
 
 /** Runs one workload file in a child process; resolves to its rows. */
+const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
 const runWorkload = (file) =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", warnings, file], { stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(process.execPath, [...nodeFlags, "--import", warnings, file], { stdio: ["ignore", "pipe", "inherit"] })
     let out = ""
     child.stdout.setEncoding("utf8").on("data", (chunk) => (out += chunk))
     child.on("error", reject)
@@ -48,4 +51,4 @@ for (const file of files) {
   process.stderr.write(`bench: ${file}…\n`)
   process.stdout.write(`${table(await runWorkload(join(dir, file)))}\n\n`)
 }
-process.stdout.write(`node ${process.version}, ${new Date().toISOString()}\n`)
+process.stdout.write(`node ${process.version}${nodeFlags.length > 0 ? ` ${nodeFlags.join(" ")}` : ""}, ${new Date().toISOString()}\n`)

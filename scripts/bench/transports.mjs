@@ -42,6 +42,9 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 // 5,000 calls go before each measurement; sessions 6–9 warmed stdio with 2,000 and HTTP with 1,000.
 const WARMUP = Number(process.env.BENCH_TRANSPORT_WARMUP ?? 5000)
 const IN_FLIGHT = 64
+// Extra Node/V8 flags for every server this workload starts, whatever its implementation (bench.mjs gives the
+// workload process itself the same), e.g. BENCH_NODE_FLAGS=--no-allocation-site-pretenuring.
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
 const CLK_TCK = 100
 const megabyte = "x".repeat(1024 * 1024)
 
@@ -80,7 +83,7 @@ const pidOf = (script) => {
 /** Starts an HTTP server child; resolves with its URL and pid. */
 const listen = (who) =>
   new Promise((ok, ko) => {
-    const child = spawn(process.execPath, [servers[who].script, ...servers[who].http], {
+    const child = spawn(process.execPath, [...NODE_FLAGS, servers[who].script, ...servers[who].http], {
       stdio: ["ignore", "pipe", "ignore"]
     })
     createInterface({ input: child.stdout }).on("line", (line) => {
@@ -121,7 +124,7 @@ export const connect = async (who, how) => {
   if (who === "ours") {
     peer = await oursClient(
       http === undefined
-        ? StdioClientTransport.layer({ command: process.execPath, args: [s.script, ...s.stdio], stderr: "ignore" })
+        ? StdioClientTransport.layer({ command: process.execPath, args: [...NODE_FLAGS, s.script, ...s.stdio], stderr: "ignore" })
         : McpNodeHttpClient.layer({ url: http.url }),
       revision
     )
@@ -129,7 +132,7 @@ export const connect = async (who, how) => {
     peer = await sdkClient(
       new V1Client({ name: "bench", version: "1" }),
       http === undefined
-        ? new V1Stdio({ command: process.execPath, args: [s.script, ...s.stdio], stderr: "ignore" })
+        ? new V1Stdio({ command: process.execPath, args: [...NODE_FLAGS, s.script, ...s.stdio], stderr: "ignore" })
         : new V1Http(new URL(http.url))
     )
   } else {
@@ -139,7 +142,7 @@ export const connect = async (who, how) => {
         how === "stateless" ? { versionNegotiation: { mode: "auto" } } : { supportedProtocolVersions: [revision] }
       ),
       http === undefined
-        ? new V2Stdio({ command: process.execPath, args: [s.script, ...s.stdio], stderr: "ignore" })
+        ? new V2Stdio({ command: process.execPath, args: [...NODE_FLAGS, s.script, ...s.stdio], stderr: "ignore" })
         : new V2Http(new URL(http.url))
     )
   }
