@@ -2,6 +2,9 @@
 // ours, or SDK=1 the official SDK 1.32's client against the same server, so the two clients' CPU compare.
 // SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/sp" profiles the server too (written when it exits).
 // The client's profile goes to /tmp/stdio-client.cpuprofile (NOPROF=1: none).
+// For measurement only, two switches change the client process: NOPRE=1 turns off V8's allocation-site pretenuring
+// (v8.setFlagsFromString), NOROOTS=1 stops Effect from keeping every root fiber in its global roots Set (patches an
+// internal module), to see what each costs a call.
 import { McpClient } from "@effect-mcp/core"
 import { StdioClientTransport } from "@effect-mcp/node"
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -14,6 +17,12 @@ import * as Scope from "effect/Scope"
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { PerformanceObserver } from "node:perf_hooks"
+import { setFlagsFromString } from "node:v8"
+if (process.env.NOPRE === "1") setFlagsFromString("--no-allocation-site-pretenuring")
+if (process.env.NOROOTS === "1") {
+  const { globalScope } = await import(new URL("../node_modules/effect/dist/esm/internal/fiberScope.js", import.meta.url).href)
+  globalScope.add = () => {}
+}
 const command = process.execPath
 const args = [...(process.env.SERVER_NODE_ARGS?.split(" ") ?? []), process.env.SERVER_MAIN ?? "examples/everything/dist/main.js", "--stdio"]
 let call, close
