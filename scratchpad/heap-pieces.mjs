@@ -6,6 +6,8 @@ import * as Scope from "effect/Scope"
 import * as Exit from "effect/Exit"
 import * as Context from "effect/Context"
 import * as PubSub from "effect/PubSub"
+import * as FiberMap from "effect/FiberMap"
+import * as FiberSet from "effect/FiberSet"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 setFlagsFromString("--expose-gc"); const gc = runInNewContext("gc")
@@ -24,6 +26,8 @@ const measure = async (label, make) => {
 await measure("scope only", Effect.succeed(1))
 await measure("PubSub.unbounded", PubSub.unbounded())
 await measure("a forked fiber", Effect.forkScoped(Effect.never))
+await measure("FiberMap.make", FiberMap.make())
+await measure("FiberSet.make", FiberSet.make())
 await measure("McpServer.layer alone", Layer.build(McpServer.layer({ name: "b", version: "1" })))
 await measure("registry", Layer.build(server))
 await measure("pair (memory)", InMemoryTransport.makePair)

@@ -13,11 +13,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as FiberMap from "effect/FiberMap"
 import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import { ConnectionClosed } from "../Errors.js"
 import * as Transport from "../Transport.js"
 import * as Scoped from "./scoped.js"
@@ -146,14 +147,29 @@ export const make = <E>(
   Effect.gen(function*() {
     const transport = yield* Transport.Transport
     const scope = yield* Effect.scope
-    const inflight = yield* FiberMap.make<JsonRpc.RequestId>()
     // Frames are handled in the transport's call: requests and side work start as fibers at once.
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
-    const sideWork = yield* FiberSet.make()
-    const runInBackground = yield* FiberSet.runtime(sideWork)<never>()
+    // The fibers still running are kept in a FiberMap (requests, by id) and a FiberSet (side work), each made on
+    // first use (about 2 KB each): a connection whose requests and side work all finish at once holds neither.
+    let inflight: FiberMap.FiberMap<JsonRpc.RequestId> | undefined
+    const inflightMap = (): FiberMap.FiberMap<JsonRpc.RequestId> =>
+      inflight ??= Effect.runSync(Scope.extend(FiberMap.make<JsonRpc.RequestId>(), scope))
+    const isInFlight = (id: JsonRpc.RequestId): boolean => inflight !== undefined && FiberMap.unsafeHas(inflight, id)
+    let sideWork: FiberSet.FiberSet | undefined
+    /** Starts side work at once; a fiber still running is kept until it ends or the connection's scope closes. */
+    const runInBackground = <A>(effect: Effect.Effect<A>): Fiber.RuntimeFiber<A> => {
+      const fiber = runFork(effect)
+      if (fiber.unsafePoll() === null) {
+        FiberSet.unsafeAdd(sideWork ??= Effect.runSync(Scope.extend(FiberSet.make(), scope)), fiber)
+      }
+      return fiber
+    }
     const background = (effect: Effect.Effect<void>): void => {
       runInBackground(effect)
     }
+    // The timeout sweeper (below): a fiber of its own, interrupted when the connection ends.
+    let sweeper: Fiber.RuntimeFiber<void> | undefined
+    let sweepAt = Number.POSITIVE_INFINITY
     const clock = yield* Effect.clock
     const pending = new Map<JsonRpc.RequestId, Pending>()
     const closedSignal = yield* Deferred.make<void>()
@@ -197,7 +213,7 @@ export const make = <E>(
 
     /** Starts answering a request in a fiber of its own, at once (a handler that needs no wait completes here). */
     const startRequest = (request: JsonRpc.Request, frame: Transport.Frame): void => {
-      if (FiberMap.unsafeHas(inflight, request.id)) {
+      if (isInFlight(request.id)) {
         background(sendQuietly(
           JsonRpc.failure(request.id, {
             code: McpError.codes.InvalidRequest,
@@ -210,7 +226,7 @@ export const make = <E>(
         bounded(answer(request, frame, (response) => sendQuietly(response, { relatedRequestId: request.id })))
       )
       // A request answered without waiting is over already: only one still running is in flight.
-      if (fiber.unsafePoll() === null) FiberMap.unsafeSet(inflight, request.id, fiber)
+      if (fiber.unsafePoll() === null) FiberMap.unsafeSet(inflightMap(), request.id, fiber)
     }
 
     // ---------- responses to our requests ----------
@@ -256,8 +272,8 @@ export const make = <E>(
 
     const onCancelled = (params: Record<string, unknown> | undefined): void => {
       const id = params?.requestId
-      if ((typeof id === "string" || typeof id === "number") && FiberMap.unsafeHas(inflight, id)) {
-        background(FiberMap.remove(inflight, id))
+      if ((typeof id === "string" || typeof id === "number") && isInFlight(id)) {
+        background(FiberMap.remove(inflightMap(), id))
       }
     }
 
@@ -316,7 +332,7 @@ export const make = <E>(
           }
           const slot = yield* Deferred.make<Option.Option<JsonRpc.Message>>()
           slots.push(slot)
-          if (FiberMap.unsafeHas(inflight, message.id)) {
+          if (isInFlight(message.id)) {
             yield* Deferred.succeed(
               slot,
               Option.some(JsonRpc.failure(message.id, {
@@ -327,7 +343,7 @@ export const make = <E>(
             continue
           }
           yield* FiberMap.run(
-            inflight,
+            inflightMap(),
             message.id,
             bounded(answer(message, frame, (response) => Deferred.succeed(slot, Option.some(response)))).pipe(
               Effect.onInterrupt(() => Deferred.succeed(slot, Option.none()))
@@ -389,8 +405,13 @@ export const make = <E>(
         const waiting = [...pending.values()]
         pending.clear()
         for (const p of waiting) complete(p, Effect.fail(new ConnectionClosed({ reason, ...exit })))
-        return FiberMap.clear(inflight).pipe(
-          Effect.zipRight(Deferred.succeed(closedSignal, undefined))
+        if (sweeper !== undefined) {
+          sweeper.unsafeInterruptAsFork(FiberId.none)
+          sweeper = undefined
+        }
+        return Effect.zipRight(
+          inflight === undefined ? Effect.void : FiberMap.clear(inflight),
+          Deferred.succeed(closedSignal, undefined)
         )
       })
 
@@ -426,8 +447,6 @@ export const make = <E>(
     // `resolution` before the planned sweep restarts it, so short timeouts fire on time.
     const resolution = Duration.toMillis(options.timeoutResolution ?? Duration.millis(10))
     const idleCheck = 50
-    let sweeper: Fiber.RuntimeFiber<void> | undefined
-    let sweepAt = Number.POSITIVE_INFINITY
     const expiryOf = (entry: Pending) => Math.min(entry.lastActivity + entry.timeoutMs, entry.deadlineMs)
     /** Fails the requests expired at `now`; the earliest deadline of those left (infinite when none). */
     const expire = (now: number): number => {
@@ -472,7 +491,7 @@ export const make = <E>(
       if (sweeper !== undefined && at + resolution >= sweepAt) return
       const previous = sweeper
       sweepAt = Math.min(at, now + idleCheck)
-      sweeper = runInBackground(sweepLoop)
+      sweeper = runFork(sweepLoop)
       if (previous !== undefined) previous.unsafeInterruptAsFork(previous.id())
     }
 
@@ -565,7 +584,7 @@ export const make = <E>(
       notify,
       closed: Deferred.await(closedSignal),
       isClosed: () => closed,
-      inFlight: () => Effect.runSync(FiberMap.size(inflight)),
+      inFlight: () => inflight === undefined ? 0 : Effect.runSync(FiberMap.size(inflight)),
       pendingCount: () => pending.size,
       background
     }
