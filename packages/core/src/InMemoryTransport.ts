@@ -17,6 +17,7 @@ const closedPeer = Effect.fail(new Transport.TransportError({ reason: "the in-me
 
 const end = (inbound: Transport.Inbound, peer: Transport.Inbound): Transport.TransportService => ({
   receive: inbound.receive,
+  listen: inbound.listen,
   send: (message) => Effect.suspend(() => (peer.push(Transport.frame(message)) ? Effect.void : closedPeer))
 })
 

@@ -86,6 +86,9 @@ export class TransportError extends Data.TaggedError("TransportError")<{
 /** Hands one frame from the peer to the engine (synchronously; frames are handed over in the order they arrived). */
 export type Deliver = (incoming: Incoming) => void
 
+/** Receives without a fiber: `deliver` gets each frame, `onEnd` the end (or the failure); the result stops it. */
+export type Listen = (deliver: Deliver, onEnd: (failure?: TransportError) => void) => () => void
+
 /** A bidirectional MCP message channel. */
 export interface TransportService {
   /**
@@ -93,6 +96,13 @@ export interface TransportService {
    * when the peer goes away, fails when the transport does. The engine calls it once, in a fiber of its own.
    */
   readonly receive: (deliver: Deliver) => Effect.Effect<void, TransportError>
+  /**
+   * Optionally, the receiving side without a fiber, for a transport whose frames are pushed in (see `Inbound`): hands
+   * every frame to `deliver` as it arrives, in order, and calls `onEnd` once when the peer goes away (with the
+   * failure, when the transport fails). Returns what stops it. An engine uses it, when present, instead of running
+   * `receive` in a fiber of its own (about 5 KB per connection).
+   */
+  readonly listen?: Listen
   /** Sends one message or a batch to the peer. */
   readonly send: (message: Outgoing, options?: SendOptions) => Effect.Effect<void, TransportError>
 }
@@ -116,6 +126,8 @@ export interface Inbound {
   readonly end: () => void
   /** The transport's `receive`. */
   readonly receive: TransportService["receive"]
+  /** The transport's `listen`: `receive` without a fiber. */
+  readonly listen: Listen
 }
 
 /** Makes an Inbound now (it holds no resource; `end` it when the peer goes away). */
@@ -124,6 +136,24 @@ export const unsafeMakeInbound = (): Inbound => {
   let kept: Array<Incoming> = []
   let ended = false
   let onEnd: (() => void) | undefined
+  const listen: Listen = (deliver, whenEnded) => {
+    // Frames pushed while the kept ones are handed over join the end of the same array, in order.
+    for (let i = 0; i < kept.length; i++) deliver(kept[i]!)
+    kept = []
+    if (ended) {
+      whenEnded()
+      return () => {}
+    }
+    receiver = deliver
+    onEnd = () => {
+      receiver = undefined
+      whenEnded()
+    }
+    return () => {
+      receiver = undefined
+      onEnd = undefined
+    }
+  }
   return {
     push: (incoming) => {
       if (ended) return false
@@ -138,21 +168,11 @@ export const unsafeMakeInbound = (): Inbound => {
       onEnd = undefined
       wake?.()
     },
+    listen,
     receive: (deliver) =>
       Effect.async<void>((resume) => {
-        // Frames pushed while the kept ones are handed over join the end of the same array, in order.
-        for (let i = 0; i < kept.length; i++) deliver(kept[i]!)
-        kept = []
-        if (ended) return resume(Effect.void)
-        receiver = deliver
-        onEnd = () => {
-          receiver = undefined
-          resume(Effect.void)
-        }
-        return Effect.sync(() => {
-          receiver = undefined
-          onEnd = undefined
-        })
+        const stop = listen(deliver, () => resume(Effect.void))
+        return Effect.sync(stop)
       })
   }
 }

@@ -1,11 +1,14 @@
-import { McpClient, McpServer, Transport } from "@effect-mcp/core"
+import { McpClient, McpServer, McpTest, Transport } from "@effect-mcp/core"
 import { describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as Supervisor from "effect/Supervisor"
+import * as TestClock from "effect/TestClock"
 
 const Echo = McpServer.tool({
   name: "echo",
@@ -44,6 +47,57 @@ describe("Transport.Inbound", () => {
       const seen: Array<Transport.Incoming> = []
       yield* inbound.receive((incoming) => seen.push(incoming))
       expect(seen).toEqual([Transport.malformed("not JSON")])
+    }))
+})
+
+describe("Transport.Inbound.listen", () => {
+  it.effect("hands over what was kept, then each push at once; calls onEnd once at the end; stop stops it", () =>
+    Effect.sync(() => {
+      const inbound = Transport.unsafeMakeInbound()
+      inbound.push(Transport.frame(1))
+      const seen: Array<unknown> = []
+      let ends = 0
+      const stop = inbound.listen((incoming) => {
+        seen.push(incoming._tag === "Frame" ? incoming.message : incoming.reason)
+      }, () => ends++)
+      expect(seen).toEqual([1])
+      inbound.push(Transport.frame(2))
+      expect(seen).toEqual([1, 2])
+      inbound.end()
+      inbound.end()
+      expect(ends).toBe(1)
+      expect(inbound.push(Transport.frame(3))).toBe(false)
+      stop()
+
+      const other = Transport.unsafeMakeInbound()
+      const stopped: Array<unknown> = []
+      const stopOther = other.listen((incoming) => stopped.push(incoming), () => ends++)
+      stopOther()
+      // Stopped: frames are kept again (for a later listener), and the end no longer reaches it.
+      other.push(Transport.frame("kept"))
+      other.end()
+      expect(stopped).toEqual([])
+      expect(ends).toBe(1)
+      const late: Array<unknown> = []
+      other.listen((incoming) => late.push(incoming._tag === "Frame" ? incoming.message : undefined), () => ends++)
+      expect(late).toEqual(["kept"])
+      expect(ends).toBe(2)
+    }))
+
+  it.scoped("an in-memory pair that is connected and idle runs one fiber, its server's: both engines listen without one", () =>
+    Effect.gen(function*() {
+      const supervisor = yield* Supervisor.track
+      const context = yield* Layer.build(McpTest.layer(server, { name: "c", version: "1", revision: "2025-11-25" }))
+        .pipe(
+          Effect.supervised(supervisor)
+        )
+      const client = Context.get(context, McpClient.McpClient)
+      yield* client.callTool("echo", { text: "hi" }).pipe(Effect.supervised(supervisor))
+      // The handshake's and the call's timeout sweeper stop once nothing waits (they check every 50 ms).
+      yield* TestClock.adjust("1 second")
+      // What is left is `McpServer.serve`, which McpTest forks for the server; a receiving fiber per engine made it 3.
+      const running = yield* supervisor.value
+      expect(running.length).toBe(1)
     }))
 })
 

@@ -742,6 +742,7 @@ export const makeWith = (
 
     return {
       receive: incoming.receive,
+      listen: incoming.listen,
       send
     }
   })

@@ -332,6 +332,7 @@ const makeHandler = (options: Options) =>
       const routes = new Map<JsonRpc.RequestId, StatelessRoute>()
       const transport: Transport.TransportService = {
         receive: incoming.receive,
+        listen: incoming.listen,
         send: (message, sendOptions) =>
           Effect.suspend(() => {
             // Batches are refused before they get here: a message is a response or a notification.
@@ -497,6 +498,7 @@ const makeHandler = (options: Options) =>
         }
         const transport: Transport.TransportService = {
           receive: incoming.receive,
+          listen: incoming.listen,
           send: (message, sendOptions) => deliver(session, message, sendOptions?.relatedRequestId)
         }
         sessions.set(id, session)
@@ -931,6 +933,7 @@ const makeHandler = (options: Options) =>
         legacySessions.set(id, { incoming })
         const transport: Transport.TransportService = {
           receive: incoming.receive,
+          listen: incoming.listen,
           send: (message) => Queue.offer(outgoing, message).pipe(Effect.asVoid)
         }
         yield* McpServer.serve.pipe(
