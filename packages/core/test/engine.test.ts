@@ -21,6 +21,16 @@ const Echo = McpServer.tool({
   handler: ({ text }) => Effect.succeed(text)
 })
 
+/** A 2025-11-25 client connected to a raw server (the handshake accepted). */
+const connectedTo = (server: Effect.Effect.Success<ReturnType<typeof makeRawServer>>) =>
+  Effect.gen(function*() {
+    const connecting = yield* Effect.fork(
+      McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer))
+    )
+    yield* server.acceptHandshake
+    return yield* Fiber.join(connecting)
+  })
+
 describe("cancellation", () => {
   it.scoped("interrupting the caller interrupts the handler, runs its finalizer, and sends no response", () =>
     Effect.gen(function*() {
@@ -101,11 +111,7 @@ describe("cancellation", () => {
       const server = yield* makeRawServer((m) =>
         m.method === "tools/call" ? Deferred.succeed(sending, m.id).pipe(Effect.zipRight(Effect.never)) : Effect.void
       )
-      const connecting = yield* Effect.fork(
-        McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer))
-      )
-      yield* server.acceptHandshake
-      const client = yield* Fiber.join(connecting)
+      const client = yield* connectedTo(server)
       const call = yield* Effect.fork(client.callTool("anything", {}))
       const id = yield* Deferred.await(sending)
       expect(client.stats().pending).toBe(1)
@@ -118,11 +124,7 @@ describe("cancellation", () => {
   it.scoped("a call interrupted while it waits for its response is forgotten and cancelled on the wire; a late answer is dropped", () =>
     Effect.gen(function*() {
       const server = yield* makeRawServer()
-      const connecting = yield* Effect.fork(
-        McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer))
-      )
-      yield* server.acceptHandshake
-      const client = yield* Fiber.join(connecting)
+      const client = yield* connectedTo(server)
       const call = yield* Effect.fork(client.callTool("anything", {}))
       const request = yield* server.next
       expect(request).toMatchObject({ method: "tools/call" })
@@ -145,11 +147,7 @@ describe("cancellation", () => {
   it.scoped("calls that settle leave no observer on their caller's fiber", () =>
     Effect.gen(function*() {
       const server = yield* makeRawServer()
-      const connecting = yield* Effect.fork(
-        McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(Effect.provide(server.layer))
-      )
-      yield* server.acceptHandshake
-      const client = yield* Fiber.join(connecting)
+      const client = yield* connectedTo(server)
       yield* Effect.fork(Effect.forever(Effect.flatMap(server.next, (m) =>
         m.method === "tools/call"
           ? m.params.name === "silent" ? Effect.void : m.params.name === "fails"
