@@ -93,7 +93,8 @@ export type Listen = (deliver: Deliver, onEnd: (failure?: TransportError) => voi
 export interface TransportService {
   /**
    * Runs the receiving side: hands every frame from the peer to `deliver` as it arrives, in order. Completes
-   * when the peer goes away, fails when the transport does. The engine calls it once, in a fiber of its own.
+   * when the peer goes away, fails when the transport does. The engine calls it once, in a fiber of its own, unless
+   * the transport offers `listen`.
    */
   readonly receive: (deliver: Deliver) => Effect.Effect<void, TransportError>
   /**
@@ -149,7 +150,9 @@ export const unsafeMakeInbound = (): Inbound => {
       receiver = undefined
       whenEnded()
     }
+    // Stopping a listener that has since been replaced leaves the new one alone.
     return () => {
+      if (receiver !== deliver) return
       receiver = undefined
       onEnd = undefined
     }
