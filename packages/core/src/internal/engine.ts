@@ -417,30 +417,26 @@ export const make = <E>(
 
     yield* Scoped.onClose(shutdown("the connection's scope closed"))
 
-    /** What the end of the transport means: the peer went away, or the transport failed. */
+    /** What the end of the transport means: the peer went away, or the transport failed (logged). */
     const ended = (failure?: Transport.TransportError) =>
       failure === undefined
         ? shutdown("the peer closed the connection")
-        : shutdown(`the transport failed: ${failure.reason}`, {
-          ...(failure.exitCode === undefined ? {} : { exitCode: failure.exitCode }),
-          ...(failure.stderrTail === undefined ? {} : { stderrTail: failure.stderrTail })
-        })
+        : Effect.zipRight(
+          Effect.logDebug("effect-mcp: transport failed", failure),
+          shutdown(`the transport failed: ${failure.reason}`, {
+            ...(failure.exitCode === undefined ? {} : { exitCode: failure.exitCode }),
+            ...(failure.stderrTail === undefined ? {} : { stderrTail: failure.stderrTail })
+          })
+        )
 
     if (transport.listen !== undefined) {
       // Frames pushed in: no receiving fiber. Listening starts after the engine is made, as a receiving fiber would
       // (a frame the transport kept meanwhile is handed over then), and the end shuts the engine down from a fiber of
       // its own.
       const listen = transport.listen
-      const onEnd = (failure?: Transport.TransportError): void => {
-        runFork(
-          failure === undefined
-            ? ended()
-            : Effect.zipRight(Effect.logDebug("effect-mcp: transport failed", failure.reason), ended(failure))
-        )
-      }
       let stop: (() => void) | undefined
       yield* Effect.forkScoped(Effect.sync(() => {
-        if (!closed) stop = listen(deliver, onEnd)
+        if (!closed) stop = listen(deliver, (failure) => void runFork(ended(failure)))
       }))
       yield* Scoped.onClose(Effect.sync(() => stop?.()))
     } else {
@@ -450,14 +446,14 @@ export const make = <E>(
           onFailure: (cause) =>
             Cause.isInterruptedOnly(cause)
               ? shutdown("the connection was interrupted")
-              : Effect.logDebug("effect-mcp: transport failed", cause).pipe(
-                Effect.zipRight(
-                  Option.match(Cause.failureOption(cause), {
-                    onNone: () => shutdown(`the transport failed: ${Cause.pretty(cause)}`),
-                    onSome: ended
-                  })
-                )
-              )
+              : Option.match(Cause.failureOption(cause), {
+                onNone: () =>
+                  Effect.zipRight(
+                    Effect.logDebug("effect-mcp: transport failed", cause),
+                    shutdown(`the transport failed: ${Cause.pretty(cause)}`)
+                  ),
+                onSome: ended
+              })
         }),
         Effect.forkScoped
       )
