@@ -44,4 +44,29 @@ describe("stdio line writer", () => {
       )
       expect(output.listenerCount("drain")).toBe(0)
     }))
+
+  it.live("lines written in one tick go out together, at most 16 to a system call, in order", () =>
+    Effect.gen(function*() {
+      const batches: Array<Array<number>> = []
+      const ids = (chunk: unknown) => String(chunk).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l).id)
+      const output = new Writable({
+        write(chunk, _encoding, callback) {
+          batches.push(ids(chunk))
+          callback()
+        },
+        writev(chunks, callback) {
+          batches.push(chunks.flatMap(({ chunk }) => ids(chunk)))
+          callback()
+        }
+      })
+      const writer = Writer.make(output, "test")
+      yield* Effect.forEach(
+        Array.from({ length: 40 }, (_, i) => i),
+        (id) => writer.send({ jsonrpc: "2.0", id, result: {} }),
+        { discard: true }
+      )
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      expect(batches.map((batch) => batch.length)).toEqual([16, 16, 8])
+      expect(batches.flat()).toEqual(Array.from({ length: 40 }, (_, i) => i))
+    }))
 })

@@ -11,6 +11,9 @@ import * as FiberId from "effect/FiberId"
 import type { Writable } from "node:stream"
 import * as Ndjson from "./ndjson.js"
 
+/** The most lines one system call carries; more lines in one tick go out in several. */
+const LINES_PER_FLUSH = 16
+
 /** A line writer over one Writable. */
 export interface Writer {
   /** Encodes and writes one message or batch as one line. */
@@ -51,11 +54,16 @@ export const make = (output: Writable | NodeJS.WritableStream, name: string): Wr
     return Deferred.await(drained)
   })
 
-  // The lines written within one tick go out together (one system call rather than one per line).
+  // The lines written within one tick go out together (one system call rather than one per line), up to
+  // LINES_PER_FLUSH of them: a peer can start on the first lines while we write the rest. Unbounded, 64 calls in flight
+  // over stdio became a ping-pong of whole batches, each side idle while the other worked (docs/benchmarks.md).
   const corkable = "cork" in output && typeof output.cork === "function" ? (output as Writable) : undefined
   let corked = false
+  let lines = 0
   const uncork = () => {
+    if (!corked) return
     corked = false
+    lines = 0
     corkable?.uncork()
   }
 
@@ -72,7 +80,9 @@ export const make = (output: Writable | NodeJS.WritableStream, name: string): Wr
           corkable.cork()
           process.nextTick(uncork)
         }
-        return output.write(line) ? Effect.void : waitForDrain
+        const ok = output.write(line)
+        if (++lines >= LINES_PER_FLUSH) uncork()
+        return ok ? Effect.void : waitForDrain
       })
   }
 }
