@@ -25,7 +25,7 @@ if (process.env.NOROOTS === "1") {
 }
 const command = process.execPath
 const args = [...(process.env.SERVER_NODE_ARGS?.split(" ") ?? []), process.env.SERVER_MAIN ?? "examples/everything/dist/main.js", "--stdio"]
-let call, close
+let call, close, callEffect
 if (process.env.SDK === "1") {
   const client = new V1Client({ name: "p", version: "1" })
   await client.connect(new V1Stdio({ command, args, stderr: "ignore" }))
@@ -36,11 +36,14 @@ if (process.env.SDK === "1") {
   const transport = StdioClientTransport.layer({ command, args, stderr: "ignore" })
   const context = await Effect.runPromise(Layer.buildWithScope(Layer.scoped(McpClient.McpClient, McpClient.make({ name: "p", version: "1", revision: "2025-11-25" })).pipe(Layer.provide(transport)), scope))
   const client = Context.get(context, McpClient.McpClient)
-  call = () => Effect.runPromise(client.callTool("echo", { text: "hello" }))
+  callEffect = () => client.callTool("echo", { text: "hello" })
+  call = () => Effect.runPromise(callEffect())
   close = () => Effect.runPromise(Scope.close(scope, Exit.void))
 }
 const CONC = Number(process.env.CONC ?? 64), N = Number(process.env.N ?? 20000)
-const run = async (n) => { let next = 0; await Promise.all(Array.from({ length: CONC }, async () => { while (next++ < n) await call() })) }
+const run = process.env.EFFECT === "1" && process.env.SDK !== "1"
+  ? (n) => { let next = 0; const loop = Effect.suspend(() => next++ < n ? Effect.zipRight(callEffect(), loop) : Effect.void); return Effect.runPromise(Effect.forEach(Array.from({ length: CONC }), () => loop, { concurrency: CONC, discard: true })) }
+  : async (n) => { let next = 0; await Promise.all(Array.from({ length: CONC }, async () => { while (next++ < n) await call() })) }
 await run(Number(process.env.WARM ?? 5000))
 const profiling = process.env.NOPROF !== "1"
 const session = new Session()

@@ -34,18 +34,28 @@ const IN_FLIGHT = 64
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
-/** Runs `call` CALLS times with `concurrency` in flight; returns calls/s and CPU µs per call. */
-const measure = async (call, concurrency) => {
+/**
+ * Runs CALLS calls with `concurrency` workers, each making one call after another, the way each library's users write
+ * it: the SDK's as async functions awaiting `call()`, ours (a peer with `callEffect`) as fibers of one Effect program;
+ * `promise: true` drives ours through `call()`, an `Effect.runPromise` (a root fiber) per call. Returns calls/s and
+ * CPU µs per call.
+ */
+const measure = async (peer, concurrency, { promise = false } = {}) => {
   let next = 0
   const cpu0 = process.cpuUsage()
   const t0 = process.hrtime.bigint()
-  const worker = async () => {
-    while (next < CALLS) {
-      next++
-      await call()
+  if (peer.callEffect !== undefined && !promise) {
+    const loop = Effect.suspend(() => next++ < CALLS ? Effect.flatMap(peer.callEffect(), () => loop) : Effect.void)
+    await Effect.runPromise(Effect.forEach(Array.from({ length: concurrency }), () => loop, { concurrency, discard: true }))
+  } else {
+    const worker = async () => {
+      while (next < CALLS) {
+        next++
+        await peer.call()
+      }
     }
+    await Promise.all(Array.from({ length: concurrency }, worker))
   }
-  await Promise.all(Array.from({ length: concurrency }, worker))
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9
   const cpu = process.cpuUsage(cpu0)
   return { rps: CALLS / seconds, cpuUs: (cpu.user + cpu.system) / CALLS }
@@ -64,9 +74,10 @@ const ours = async (revision) => {
       scope
     ))
   const client = Context.get(context, McpClient.McpClient)
-  const run = (effect) => Effect.runPromise(effect)
+  const callEffect = () => client.callTool("echo", { text: "hello" })
   return {
-    call: () => run(client.callTool("echo", { text: "hello" })),
+    call: () => Effect.runPromise(callEffect()),
+    callEffect,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
@@ -117,14 +128,18 @@ export const run = async () => {
   // The throughput rows first: the heap rows' 1,000 live pairs make V8 pretenure objects from the allocation sites a
   // call also uses, which slows every later call in this process (see scripts/bench.mjs).
   // Ours as a client connects by default (2026-07-28, stateless), and pinned to 2025-11-25, the SDK's revision.
-  const variants = [["", () => ours()], [" (ours pinned to 2025-11-25)", () => ours("2025-11-25")]]
-  for (const [variant, makeOurs] of variants) {
+  const variants = [
+    ["", () => ours(), {}],
+    [" (ours pinned to 2025-11-25)", () => ours("2025-11-25"), {}],
+    [", ours driven by a runPromise per call", () => ours(), { promise: true }]
+  ]
+  for (const [variant, makeOurs, driver] of variants) {
     for (const [label, concurrency] of [["sequential", 1], [`${IN_FLIGHT} in flight`, IN_FLIGHT]]) {
       const results = { ours: [], theirs: [] }
       for (let i = 0; i < RUNS + 1; i++) {
         for (const [who, make] of [["ours", makeOurs], ["theirs", theirs]]) {
           const peer = await make()
-          const m = await measure(peer.call, concurrency)
+          const m = await measure(peer, concurrency, driver)
           await peer.close()
           if (i > 0) results[who].push(m) // the first round warms up
         }

@@ -3,7 +3,8 @@
 // real child processes: examples/everything for us, the interop fixtures for the SDKs. Over stdio and Streamable
 // HTTP (2025-11-25 sessions, and 2026-07-28 stateless where the SDK speaks it), sequential and 64 in flight:
 // calls/s, p50/p99 latency, CPU µs per call in the client (this process) and in the server (the child, from
-// /proc); then spawn+initialize over stdio, connect over HTTP, and a 1 MB text echoed over stdio.
+// /proc); then spawn+initialize over stdio, connect over HTTP, and a 1 MB text echoed over stdio. Each client is
+// driven the way its users write it (see `measure`); every echo row also has a row of ours driven from Promises.
 import { McpClient } from "@effect-mcp/core"
 import { McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
@@ -104,8 +105,10 @@ const oursClient = async (transport, revision) => {
     )
   )
   const client = Context.get(context, McpClient.McpClient)
+  const callEffect = (text) => client.callTool("echo", { text })
   return {
-    call: (text) => Effect.runPromise(client.callTool("echo", { text })),
+    call: (text) => Effect.runPromise(callEffect(text)),
+    callEffect,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
@@ -157,22 +160,40 @@ export const connect = async (who, how) => {
   }
 }
 
-/** Runs `calls` echo calls with `concurrency` in flight. */
-export const measure = async (peer, concurrency, calls, text = "hello") => {
+/**
+ * Runs `calls` echo calls with `concurrency` workers, each making one call after another, the way each library's
+ * users write it: for the SDKs, async functions awaiting `callTool`'s Promise; for ours (a peer with `callEffect`),
+ * fibers of one Effect program yielding `callTool`'s Effect. `promise: true` drives ours through a Promise per call
+ * instead (`Effect.runPromise(client.callTool(…))`, a root fiber each, as Promise code calling an Effect API does).
+ */
+export const measure = async (peer, concurrency, calls, text = "hello", { promise = false } = {}) => {
   const latencies = []
   let next = 0
   const server0 = peer.serverPid === undefined ? 0 : childCpuUs(peer.serverPid)
   const cpu0 = process.cpuUsage()
   const t0 = process.hrtime.bigint()
-  const worker = async () => {
-    while (next < calls) {
+  if (peer.callEffect !== undefined && !promise) {
+    const loop = Effect.suspend(() => {
+      if (next >= calls) return Effect.void
       next++
       const start = process.hrtime.bigint()
-      await peer.call(text)
-      latencies.push(Number(process.hrtime.bigint() - start) / 1e3)
+      return Effect.flatMap(peer.callEffect(text), () => {
+        latencies.push(Number(process.hrtime.bigint() - start) / 1e3)
+        return loop
+      })
+    })
+    await Effect.runPromise(Effect.forEach(Array.from({ length: concurrency }), () => loop, { concurrency, discard: true }))
+  } else {
+    const worker = async () => {
+      while (next < calls) {
+        next++
+        const start = process.hrtime.bigint()
+        await peer.call(text)
+        latencies.push(Number(process.hrtime.bigint() - start) / 1e3)
+      }
     }
+    await Promise.all(Array.from({ length: concurrency }, worker))
   }
-  await Promise.all(Array.from({ length: concurrency }, worker))
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9
   const cpu = process.cpuUsage(cpu0)
   const server = peer.serverPid === undefined ? NaN : childCpuUs(peer.serverPid) - server0
@@ -186,7 +207,8 @@ export const measure = async (peer, concurrency, calls, text = "hello") => {
   }
 }
 
-const whos = (how) => (how === "stateless" ? ["ours", "v2"] : ["ours", "v1", "v2"])
+// "ours-promise" is our client driven through a Promise per call; it gets rows of its own.
+const whos = (how) => (how === "stateless" ? ["ours", "ours-promise", "v2"] : ["ours", "ours-promise", "v1", "v2"])
 const label = { ours: "ours", v1: "sdk 1.32", v2: "sdk 2.4" }
 
 const summarise = (ms) => ({
@@ -213,9 +235,10 @@ export const run = async () => {
       const calls = how === "stdio" ? CALLS : Math.ceil(CALLS / 4)
       for (let i = 0; i < RUNS + 1; i++) {
         for (const who of whos(how)) {
-          const peer = await connect(who, how)
-          if (WARMUP > 0) await measure(peer, concurrency, WARMUP)
-          const m = await measure(peer, concurrency, calls)
+          const peer = await connect(who === "ours-promise" ? "ours" : who, how)
+          const driver = { promise: who === "ours-promise" }
+          if (WARMUP > 0) await measure(peer, concurrency, WARMUP, "hello", driver)
+          const m = await measure(peer, concurrency, calls, "hello", driver)
           await peer.close()
           if (i > 0) results[who].push(m) // the first round warms up
         }
@@ -228,6 +251,13 @@ export const run = async () => {
         `${(s.ours.rps / s[w].rps).toFixed(2)}× ${label[w]}`
       ).join(", ")
       rows.push(row)
+      rows.push({
+        workload: `echo over ${what}, ${mode}, ours driven by a runPromise per call`,
+        ours: cell(s["ours-promise"]),
+        ratio: ["v1", "v2"].filter((w) => s[w] !== undefined).map((w) =>
+          `${(s["ours-promise"].rps / s[w].rps).toFixed(2)}× ${label[w]}`
+        ).join(", ")
+      })
       process.stderr.write(`bench: ${row.workload} done\n`)
     }
   }
