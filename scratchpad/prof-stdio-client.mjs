@@ -2,7 +2,8 @@
 // ours, or SDK=1 the official SDK 1.32's client against the same server, so the two clients' CPU compare.
 // SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/sp" profiles the server too (written when it exits).
 // The client's profile goes to /tmp/stdio-client.cpuprofile (NOPROF=1: none).
-// For measurement only, two switches change the client process: NOPRE=1 turns off V8's allocation-site pretenuring
+// EFFECT=1 drives ours as CONC fibers of one Effect program, each a loop of calls; FORK=1 as one Effect.forEach over
+// all the calls (a child fiber per call). For measurement only, two switches change the client process: NOPRE=1 turns off V8's allocation-site pretenuring
 // (v8.setFlagsFromString), NOROOTS=1 stops Effect from keeping every root fiber in its global roots Set (patches an
 // internal module), to see what each costs a call.
 import { McpClient } from "@effect-mcp/core"
@@ -41,7 +42,9 @@ if (process.env.SDK === "1") {
   close = () => Effect.runPromise(Scope.close(scope, Exit.void))
 }
 const CONC = Number(process.env.CONC ?? 64), N = Number(process.env.N ?? 20000)
-const run = process.env.EFFECT === "1" && process.env.SDK !== "1"
+const run = process.env.FORK === "1" && process.env.SDK !== "1"
+  ? (n) => Effect.runPromise(Effect.forEach(Array.from({ length: n }), () => callEffect(), { concurrency: CONC, discard: true }))
+  : process.env.EFFECT === "1" && process.env.SDK !== "1"
   ? (n) => { let next = 0; const loop = Effect.suspend(() => next++ < n ? Effect.zipRight(callEffect(), loop) : Effect.void); return Effect.runPromise(Effect.forEach(Array.from({ length: CONC }), () => loop, { concurrency: CONC, discard: true })) }
   : async (n) => { let next = 0; await Promise.all(Array.from({ length: CONC }, async () => { while (next++ < n) await call() })) }
 await run(Number(process.env.WARM ?? 5000))
