@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
+import { drive } from "../bench-drive.mjs"
 import { z } from "zod"
 
 setFlagsFromString("--expose-gc")
@@ -34,28 +35,11 @@ const IN_FLIGHT = 64
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
-/**
- * Runs CALLS calls with `concurrency` workers, each making one call after another, the way each library's users write
- * it: the SDK's as async functions awaiting `call()`, ours (a peer with `callEffect`) as fibers of one Effect program;
- * `promise: true` drives ours through `call()`, an `Effect.runPromise` (a root fiber) per call. Returns calls/s and
- * CPU µs per call.
- */
+/** Runs CALLS calls with `concurrency` workers, driven as `drive` says; returns calls/s and CPU µs per call. */
 const measure = async (peer, concurrency, { promise = false } = {}) => {
-  let next = 0
   const cpu0 = process.cpuUsage()
   const t0 = process.hrtime.bigint()
-  if (peer.callEffect !== undefined && !promise) {
-    const loop = Effect.suspend(() => next++ < CALLS ? Effect.flatMap(peer.callEffect(), () => loop) : Effect.void)
-    await Effect.runPromise(Effect.forEach(Array.from({ length: concurrency }), () => loop, { concurrency, discard: true }))
-  } else {
-    const worker = async () => {
-      while (next < CALLS) {
-        next++
-        await peer.call()
-      }
-    }
-    await Promise.all(Array.from({ length: concurrency }, worker))
-  }
+  await drive(peer, concurrency, CALLS, { promise })
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9
   const cpu = process.cpuUsage(cpu0)
   return { rps: CALLS / seconds, cpuUs: (cpu.user + cpu.system) / CALLS }

@@ -4,7 +4,7 @@
 // HTTP (2025-11-25 sessions, and 2026-07-28 stateless where the SDK speaks it), sequential and 64 in flight:
 // calls/s, p50/p99 latency, CPU µs per call in the client (this process) and in the server (the child, from
 // /proc); then spawn+initialize over stdio, connect over HTTP, and a 1 MB text echoed over stdio. Each client is
-// driven the way its users write it (see `measure`); every echo row also has a row of ours driven from Promises.
+// driven the way its users write it (scripts/bench-drive.mjs); every echo row also has a row of ours driven from Promises.
 import { McpClient } from "@effect-mcp/core"
 import { McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
@@ -23,6 +23,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
+import { drive } from "../bench-drive.mjs"
 
 export const name = "transports"
 
@@ -164,40 +165,13 @@ export const connect = async (who, how) => {
   }
 }
 
-/**
- * Runs `calls` echo calls with `concurrency` workers, each making one call after another, the way each library's
- * users write it: for the SDKs, async functions awaiting `callTool`'s Promise; for ours (a peer with `callEffect`),
- * fibers of one Effect program yielding `callTool`'s Effect. `promise: true` drives ours through a Promise per call
- * instead (`Effect.runPromise(client.callTool(…))`, a root fiber each, as Promise code calling an Effect API does).
- */
+/** Runs `calls` echo calls with `concurrency` workers, driven as `drive` says (`promise: true`: ours from Promises). */
 export const measure = async (peer, concurrency, calls, text = "hello", { promise = false } = {}) => {
   const latencies = []
-  let next = 0
   const server0 = peer.serverPid === undefined ? 0 : childCpuUs(peer.serverPid)
   const cpu0 = process.cpuUsage()
   const t0 = process.hrtime.bigint()
-  if (peer.callEffect !== undefined && !promise) {
-    const loop = Effect.suspend(() => {
-      if (next >= calls) return Effect.void
-      next++
-      const start = process.hrtime.bigint()
-      return Effect.flatMap(peer.callEffect(text), () => {
-        latencies.push(Number(process.hrtime.bigint() - start) / 1e3)
-        return loop
-      })
-    })
-    await Effect.runPromise(Effect.forEach(Array.from({ length: concurrency }), () => loop, { concurrency, discard: true }))
-  } else {
-    const worker = async () => {
-      while (next < calls) {
-        next++
-        const start = process.hrtime.bigint()
-        await peer.call(text)
-        latencies.push(Number(process.hrtime.bigint() - start) / 1e3)
-      }
-    }
-    await Promise.all(Array.from({ length: concurrency }, worker))
-  }
+  await drive(peer, concurrency, calls, { text, promise, onLatency: (us) => latencies.push(us) })
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9
   const cpu = process.cpuUsage(cpu0)
   const server = peer.serverPid === undefined ? NaN : childCpuUs(peer.serverPid) - server0
