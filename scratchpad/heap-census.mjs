@@ -15,7 +15,7 @@ import { runInNewContext } from "node:vm"
 import { z } from "zod"
 setFlagsFromString("--expose-gc")
 const gc = runInNewContext("gc")
-const N = 1000
+const N = Number(process.env.N ?? 1000)
 const census = () => {
   for (let i = 0; i < 3; i++) gc()
   const file = writeHeapSnapshot()
@@ -43,7 +43,7 @@ const oursShared = async () => {
   const scope = Effect.runSync(Scope.make())
   const client = await Effect.runPromise(Scope.extend(Effect.gen(function*() {
     const pair = yield* InMemoryTransport.makePair
-    yield* McpServer.serve.pipe(Effect.provide(sharedServer), Effect.provideService(Transport.Transport, pair.server), Effect.forkScoped)
+    yield* McpServer.connect.pipe(Effect.provide(sharedServer), Effect.provideService(Transport.Transport, pair.server))
     return yield* McpClient.make({ name: "c", version: "1" }).pipe(Effect.provideService(Transport.Transport, pair.client))
   }), scope))
   await Effect.runPromise(client.callTool("echo", { text: "hello" }))
@@ -67,8 +67,9 @@ const theirs = async () => {
 }
 await (process.env.SDK === "1" ? theirs() : ours())
 const before = census()
-const keep = []
+const keep = (globalThis.__keep = [])
 for (let i = 0; i < N; i++) keep.push(await (process.env.SDK === "1" ? theirs() : ours()))
+await new Promise((r) => setTimeout(r, 200)) // idle pairs: timeout sweepers have stopped
 const after = census()
 const rows = [...after].map(([k, [c, s]]) => [k, (c - (before.get(k)?.[0] ?? 0)) / N, (s - (before.get(k)?.[1] ?? 0)) / N])
 const total = rows.reduce((a, r) => a + r[2], 0)

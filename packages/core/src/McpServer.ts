@@ -150,6 +150,8 @@ export interface ConnectionCounts {
   readonly inFlight: () => number
   /** Our requests to the peer that await a response. */
   readonly pending: () => number
+  /** Whether the connection has ended: it is no longer counted, though the scope it was served in may be open. */
+  readonly isClosed?: () => boolean
 }
 
 /** A snapshot of a server's activity (for health checks, metrics and leak tests). */
@@ -257,13 +259,16 @@ export const make = (options: Options): Effect.Effect<McpServerService, never, S
       requestState,
       tasks,
       stats: () => {
+        let live = 0
         let inFlight = 0
         let pending = 0
         for (const c of connections) {
+          if (c.isClosed?.() === true) continue
+          live++
           inFlight += c.inFlight()
           pending += c.pending()
         }
-        return { connections: connections.size, inFlight, pending }
+        return { connections: live, inFlight, pending }
       },
       track: (connection) =>
         Effect.asVoid(Scoped.acquireSync(() => connections.add(connection), () => connections.delete(connection)))
@@ -349,9 +354,23 @@ const renamed = (server: McpServerService, prefix: string): McpServerService => 
 export const prefixed = (prefix: string) => <A, E, R>(self: Layer.Layer<A, E, R>): Layer.Layer<A, E, R | McpServer> =>
   Layer.provide(self, Layer.effect(McpServer, Effect.map(McpServer, (server) => renamed(server, prefix))))
 
+/** One connection being served. */
+export interface Connection {
+  /** Completes when the connection has ended (the peer went away, or the scope closed). */
+  readonly closed: Effect.Effect<void>
+}
+
+/**
+ * Starts serving one connection over the current Transport, in the current scope, and returns at once: the
+ * session needs no fiber of its own while it waits for frames. It ends when the peer goes away or the scope closes.
+ */
+export const connect: Effect.Effect<Connection, never, McpServer | Transport.Transport | Scope.Scope> = Effect.flatMap(
+  McpServer,
+  (server) => Effect.map(ServerSession.make(server), (session) => ({ closed: session.closed }))
+)
+
 /** Serves one connection over the current Transport until it ends (or the scope closes). */
-export const serve: Effect.Effect<void, never, McpServer | Transport.Transport | Scope.Scope> = Effect.gen(function*() {
-  const server = yield* McpServer
-  const session = yield* ServerSession.make(server)
-  yield* session.closed
-})
+export const serve: Effect.Effect<void, never, McpServer | Transport.Transport | Scope.Scope> = Effect.flatMap(
+  connect,
+  (connection) => connection.closed
+)

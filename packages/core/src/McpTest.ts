@@ -19,10 +19,9 @@ const served = <E, R>(server: Layer.Layer<McpServer.McpServer, E, R>) =>
   Effect.gen(function*() {
     const pair = yield* InMemoryTransport.makePair
     const context = yield* Layer.build(server)
-    yield* McpServer.serve.pipe(
-      Effect.provide(context),
-      Effect.provideService(Transport.Transport, pair.server),
-      Effect.forkScoped
+    yield* McpServer.connect.pipe(
+      Effect.provideService(McpServer.McpServer, Context.get(context, McpServer.McpServer)),
+      Effect.provideService(Transport.Transport, pair.server)
     )
     return { client: pair.client, context }
   })

@@ -1,11 +1,14 @@
-import { McpClient, McpServer, McpTest, Transport } from "@effect-mcp/core"
+import { InMemoryTransport, McpClient, McpServer, McpTest, Transport } from "@effect-mcp/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
@@ -84,7 +87,7 @@ describe("Transport.Inbound.listen", () => {
       expect(ends).toBe(2)
     }))
 
-  it.scoped("an in-memory pair that is connected and idle runs one fiber, its server's: both engines listen without one", () =>
+  it.scoped("an in-memory pair that is connected and idle runs no fiber: both engines listen without one", () =>
     Effect.gen(function*() {
       const supervisor = yield* Supervisor.track
       const context = yield* Layer.build(McpTest.layer(server, { name: "c", version: "1", revision: "2025-11-25" }))
@@ -95,9 +98,10 @@ describe("Transport.Inbound.listen", () => {
       yield* client.callTool("echo", { text: "hi" }).pipe(Effect.supervised(supervisor))
       // The handshake's and the call's timeout sweeper stop once nothing waits (they check every 50 ms).
       yield* TestClock.adjust("1 second")
-      // What is left is `McpServer.serve`, which McpTest forks for the server; a receiving fiber per engine made it 3.
+      // McpTest serves with `McpServer.connect`, which waits in no fiber (a forked `serve` made it 1, and a receiving
+      // fiber per engine 3).
       const running = yield* supervisor.value
-      expect(running.length).toBe(1)
+      expect(running.length).toBe(0)
     }))
 })
 
@@ -130,5 +134,49 @@ describe("Transport.receiveStream", () => {
       expect(result.content).toEqual([{ type: "text", text: "over a Stream" }])
       yield* Queue.shutdown(toServer)
       yield* Fiber.join(served)
+    }))
+})
+
+describe("McpServer.connect", () => {
+  it.scoped("serves a connection without waiting for it: `closed` completes when the peer goes away", () =>
+    Effect.gen(function*() {
+      const registry = yield* Layer.build(server)
+      const pairScope = yield* Scope.make()
+      const pair = yield* Scope.extend(InMemoryTransport.makePair, pairScope)
+      const connection = yield* McpServer.connect.pipe(
+        Effect.provide(registry),
+        Effect.provideService(Transport.Transport, pair.server)
+      )
+      const client = yield* McpClient.make({ name: "c", version: "1", revision: "2025-11-25" }).pipe(
+        Effect.provideService(Transport.Transport, pair.client)
+      )
+      const result = yield* client.callTool("echo", { text: "connected" })
+      expect(result.content).toEqual([{ type: "text", text: "connected" }])
+      const waiting = yield* Effect.fork(connection.closed)
+      yield* Effect.yieldNow()
+      expect(Option.isNone(yield* Fiber.poll(waiting))).toBe(true)
+      expect(Context.get(registry, McpServer.McpServer).stats().connections).toBe(1)
+      // Closing the pair's scope ends both directions: the server sees its peer go away.
+      yield* Scope.close(pairScope, Exit.void)
+      yield* Fiber.join(waiting)
+      expect(Context.get(registry, McpServer.McpServer).stats().connections).toBe(0)
+    }))
+
+  it.effect("closing the scope ends the session", () =>
+    Effect.gen(function*() {
+      const registryScope = yield* Scope.make()
+      const registry = yield* Layer.buildWithScope(server, registryScope)
+      const pair = yield* Scope.extend(InMemoryTransport.makePair, registryScope)
+      const connectionScope = yield* Scope.make()
+      const connection = yield* McpServer.connect.pipe(
+        Effect.provide(registry),
+        Effect.provideService(Transport.Transport, pair.server),
+        Scope.extend(connectionScope)
+      )
+      expect(Context.get(registry, McpServer.McpServer).stats().connections).toBe(1)
+      yield* Scope.close(connectionScope, Exit.void)
+      yield* connection.closed
+      expect(Context.get(registry, McpServer.McpServer).stats().connections).toBe(0)
+      yield* Scope.close(registryScope, Exit.void)
     }))
 })

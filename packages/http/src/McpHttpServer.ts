@@ -1,7 +1,7 @@
 /**
  * The Streamable HTTP server: one MCP endpoint on an `HttpRouter` that serves every era at once,
  * deciding per request. Handshake-era clients (2025-03-26 … 2025-11-25) get sessions
- * (`Mcp-Session-Id`), each one an in-memory Transport under `McpServer.serve`, with JSON or SSE
+ * (`Mcp-Session-Id`), each one an in-memory Transport under `McpServer.connect`, with JSON or SSE
  * answers, the standalone GET stream, resumability through the `EventStore`, keep-alive and
  * idle reaping. 2026-07-28 requests are stateless: each POST is one request on a connection they all
  * share (renumbered, so that clients' ids never meet), checked against its `Mcp-Method`/`Mcp-Name`
@@ -502,12 +502,12 @@ const makeHandler = (options: Options) =>
           send: (message, sendOptions) => deliver(session, message, sendOptions?.relatedRequestId)
         }
         sessions.set(id, session)
-        yield* McpServer.serve.pipe(
+        // Served in the session's scope with no fiber of its own; the session ends with `closeSession` (a DELETE, the
+        // idle reaper, or the server's shutdown), which ends its inbound and closes its scope.
+        yield* McpServer.connect.pipe(
           Effect.provideService(McpServer.McpServer, server),
           Effect.provideService(Transport.Transport, transport),
-          Scope.extend(scope),
-          Effect.ensuring(closeSession(session)),
-          Effect.forkIn(scope)
+          Scope.extend(scope)
         )
         return session
       })
@@ -936,12 +936,13 @@ const makeHandler = (options: Options) =>
           listen: incoming.listen,
           send: (message) => Queue.offer(outgoing, message).pipe(Effect.asVoid)
         }
-        yield* McpServer.serve.pipe(
+        // Served in the session's scope with no fiber of its own; its end (the stream's, or the server's shutdown)
+        // ends the stream of events.
+        yield* Scope.addFinalizer(scope, Queue.shutdown(outgoing))
+        yield* McpServer.connect.pipe(
           Effect.provideService(McpServer.McpServer, server),
           Effect.provideService(Transport.Transport, transport),
-          Scope.extend(scope),
-          Effect.ensuring(Queue.shutdown(outgoing)),
-          Effect.forkIn(scope)
+          Scope.extend(scope)
         )
         const end = Effect.suspend(() => {
           legacySessions.delete(id)

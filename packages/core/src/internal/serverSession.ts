@@ -696,7 +696,7 @@ export const make = (
       acceptsBatch: () =>
         revision === "2025-03-26"
     }, options.concurrency === undefined ? {} : { concurrency: options.concurrency })
-    yield* server.track({ inFlight: engine.inFlight, pending: engine.pendingCount })
+    yield* server.track({ inFlight: engine.inFlight, pending: engine.pendingCount, isClosed: engine.isClosed })
 
     // ---------- server-pushed notifications ----------
 
