@@ -11,10 +11,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as PubSub from "effect/PubSub"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { CacheableMethod, ListKind, McpServerService } from "../McpServer.js"
+import type { CacheableMethod, ChangeWatcher, ListKind, McpServerService } from "../McpServer.js"
 import * as RequestContext from "../RequestContext.js"
 import type * as Transport from "../Transport.js"
 import * as Engine from "./engine.js"
@@ -63,7 +64,6 @@ const cacheable = new Set([
   "resources/read",
   "server/discover"
 ])
-type Handler = (params: Params, ctx: RequestContextImpl) => Effect.Effect<unknown, McpError.McpError>
 
 const invalidParams = (message: string) => new McpError.InvalidParams({ message })
 const methodNotFound = (method: string) =>
@@ -130,608 +130,710 @@ class StatelessPeer implements Peer {
   }
 }
 
+type SessionHandler = (
+  session: Session,
+  params: Params,
+  ctx: RequestContextImpl
+) => Effect.Effect<unknown, McpError.McpError>
+
+const listChangedMethod = {
+  tools: "notifications/tools/list_changed",
+  resources: "notifications/resources/list_changed",
+  prompts: "notifications/prompts/list_changed"
+} as const
+
+const completion = (values: ReadonlyArray<string>) => ({
+  completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 }
+})
+
+const related = (taskId: string) => ({ [metaKeys.relatedTask]: { taskId } })
+
+const withRelated = (result: Mcp.CallToolResult, taskId: string): Mcp.CallToolResult => ({
+  ...result,
+  _meta: { ...record(result._meta), ...related(taskId) }
+})
+
+/** The outcome of a settled task, as a result or its error. */
+const outcomeOf = (entry: TaskStore.TaskEntry) =>
+  Effect.flatMap(Deferred.await(entry.outcome), (exit) =>
+    Exit.isSuccess(exit)
+      ? Effect.succeed(withRelated(exit.value, entry.task.taskId))
+      : Exit.isInterrupted(exit) || Cause.isInterruptedOnly(exit.cause)
+      ? Effect.fail(invalidParams(`Task ${entry.task.taskId} was cancelled`))
+      : Effect.failCause(exit.cause))
+
+/** Each handshake session's owner of tasks in the server's store (a counter: the store is the server's own). */
+let sessionCount = 0
+
+/** The peer of every stateless extension request: it can be asked nothing. */
+const noPeer: Peer = {
+  capabilities: {},
+  clientInfo: undefined,
+  logLevel: () => null,
+  ask: (m) => Effect.fail(invalidParams(`${m} is not available here`))
+}
+
+/** The client of a handshake session, as every request's context sees it. */
+class HandshakePeer implements Peer {
+  constructor(private readonly session: Session) {}
+  get capabilities(): Mcp.ClientCapabilities {
+    return this.session.clientCapabilities
+  }
+  get clientInfo(): Mcp.Implementation | undefined {
+    return this.session.clientInfo
+  }
+  logLevel(): RequestContext.LoggingLevel | undefined {
+    return this.session.logLevel
+  }
+  ask(
+    method: string,
+    params: unknown,
+    required: Record<string, unknown>,
+    satisfied: boolean,
+    rev: Revision.Revision,
+    id: JsonRpc.RequestId
+  ): Effect.Effect<unknown, McpError.McpError> {
+    return this.session.clientRequest(method, rev, params, id, required, satisfied)
+  }
+}
+
+/**
+ * One connection's session: its state as fields and its operations on the prototype, with the method handlers in
+ * module-level tables, so that a connection allocates a few objects rather than a closure per operation. It is the
+ * engine's handlers, its requests' owner and the server's change watcher.
+ */
+class Session implements Engine.Handlers<McpError.McpError>, Owner, ChangeWatcher {
+  engine!: Engine.Engine
+  /** The connection's scope. */
+  scope!: Scope.Scope
+  revision: Revision.Revision | undefined = undefined
+  clientInfo: Mcp.Implementation | undefined = undefined
+  clientCapabilities: Mcp.ClientCapabilities = {}
+  serverCapabilities: Mcp.ServerCapabilities
+  logLevel: RequestContext.LoggingLevel | undefined = undefined
+  ready = false
+  /** Whether `notifications/initialized` has come; server→client requests wait for it. */
+  initialized = false
+  /** Made for the first server→client request that comes before `notifications/initialized`. */
+  whenInitialized: Deferred.Deferred<void> | undefined = undefined
+  subscriptions: Set<string> | undefined = undefined
+  changedKinds: Set<ListKind> | undefined = undefined
+  flushDue = false
+  readonly owner = `session:${++sessionCount}`
+  readonly peer: Peer = new HandshakePeer(this)
+
+  constructor(readonly server: McpServerService) {
+    this.serverCapabilities = server.capabilities()
+  }
+
+  get options(): McpServerService["options"] {
+    return this.server.options
+  }
+
+  get requestTimeout(): Duration.DurationInput {
+    return this.server.options.requestTimeout ?? Duration.seconds(60)
+  }
+
+  cacheOf(method: string) {
+    const cache = this.server.options.cache
+    const own = cache?.methods?.[method as CacheableMethod]
+    return {
+      ttlMs: own?.ttlMs ?? cache?.ttlMs ?? 0,
+      cacheScope: own?.scope ?? cache?.scope ?? "private"
+    }
+  }
+
+  ownerOf(ctx: RequestContext.RequestContextService): string {
+    return Revision.isStateless(ctx.revision) ? TaskStore.statelessOwner(ctx.auth) : this.owner
+  }
+
+  notify(method: string, rev: Revision.Revision, params: unknown, related?: JsonRpc.RequestId): Effect.Effect<void> {
+    const encoded = Codec.encodeParams(method, rev, params)
+    if (Either.isLeft(encoded)) {
+      return Effect.logWarning(`effect-mcp: could not encode ${method} for ${rev}`, Codec.describe(encoded.left))
+    }
+    return this.engine.notify(
+      method,
+      encoded.right as Params,
+      related === undefined ? undefined : { relatedRequestId: related }
+    ).pipe(Effect.catchAll(() => Effect.void))
+  }
+
+  logging(): boolean {
+    return this.serverCapabilities.logging !== undefined
+  }
+
+  /** Waits, up to the request timeout, for `notifications/initialized`. */
+  awaitInitialized(): Effect.Effect<void, McpError.McpError> {
+    if (this.initialized) return Effect.void
+    const deferred = (this.whenInitialized ??= Deferred.unsafeMake<void>(FiberId.none))
+    return Deferred.await(deferred).pipe(
+      Effect.timeoutFail({
+        duration: this.requestTimeout,
+        onTimeout: () => new McpError.RequestTimeout({ message: "The client never sent notifications/initialized" })
+      })
+    )
+  }
+
+  clientRequest(
+    method: string,
+    rev: Revision.Revision,
+    params: unknown,
+    related: JsonRpc.RequestId,
+    required: Record<string, unknown>,
+    satisfied: boolean
+  ): Effect.Effect<unknown, McpError.McpError> {
+    const session = this
+    return Effect.gen(function*() {
+      if (!satisfied || Method.shape(method, rev) === undefined) {
+        return yield* new McpError.MissingRequiredClientCapability({
+          message: `${method} needs a client capability the client did not declare (or revision ${rev} lacks it)`,
+          requiredCapabilities: required
+        })
+      }
+      yield* session.awaitInitialized()
+      const encoded = Codec.encodeParams(method, rev, params)
+      if (Either.isLeft(encoded)) {
+        return yield* invalidParams(`Invalid ${method} params for ${rev}: ${Codec.describe(encoded.left)}`)
+      }
+      const result = yield* session.engine.request(method, encoded.right as Params, {
+        relatedRequestId: related,
+        timeout: session.requestTimeout
+      }).pipe(
+        Effect.catchTags({
+          ConnectionClosed: (e) =>
+            Effect.fail(new McpError.InternalError({ message: `Connection closed: ${e.reason}` })),
+          TransportError: (e) => Effect.fail(new McpError.InternalError({ message: `Transport failed: ${e.reason}` }))
+        })
+      )
+      const decoded = Codec.decodeResult(method, rev, result)
+      if (Either.isLeft(decoded)) {
+        return yield* new McpError.InternalError({
+          message: `The client's ${method} result is invalid: ${Codec.describe(decoded.left)}`
+        })
+      }
+      return decoded.right
+    })
+  }
+
+  makeContext(
+    request: JsonRpc.Request,
+    frame: Transport.Frame,
+    rev: Revision.Revision,
+    params: Params,
+    peer: Peer
+  ): RequestContextImpl {
+    return new RequestContextImpl(
+      frame.requestId ?? request.id,
+      request.id,
+      request.method,
+      rev,
+      record(params?._meta),
+      frame.auth,
+      this,
+      peer
+    )
+  }
+
+  listed<A>(items: ReadonlyArray<A>, params: Params, key: string) {
+    return Effect.map(
+      Pagination.page(
+        items,
+        typeof params?.cursor === "string" ? params.cursor : undefined,
+        this.server.options.pageSize ?? 100
+      ),
+      (p) => (p.nextCursor === undefined ? { [key]: p.items } : { [key]: p.items, nextCursor: p.nextCursor })
+    )
+  }
+
+  get debounce(): Duration.DurationInput {
+    return this.server.options.listChangedDebounce ?? Duration.millis(10)
+  }
+
+  findTask(params: Params, ctx: RequestContext.RequestContextService) {
+    return this.server.tasks.find(this.ownerOf(ctx), String(params?.taskId))
+  }
+
+  /** Starts a tool call as a task in the server's scope; the call answers at once with the task. */
+  startTask(
+    run: Effect.Effect<Mcp.CallToolResult, McpError.McpError>,
+    ctx: RequestContext.RequestContextService,
+    ttl: number | undefined
+  ) {
+    const rev = ctx.revision
+    return this.server.tasks.start(run, {
+      owner: this.ownerOf(ctx),
+      ttl,
+      onStatus: (task) => Revision.isStateless(rev) ? Effect.void : this.notify("notifications/tasks/status", rev, task)
+    })
+  }
+
+  // ---------- dispatch ----------
+
+  encodeResult(
+    method: string,
+    rev: Revision.Revision,
+    result: unknown
+  ): Effect.Effect<Record<string, unknown>, McpError.McpError> {
+    // A 2026 task result (`Result & Task`) belongs to an extension no revision schema describes: sent as built.
+    if (method === "tools/call" && record(result).resultType === "task") return Effect.succeed(record(result))
+    const created = method === "tools/call" && typeof record(result).task === "object"
+    const encoded = created ? Codec.encode(rev, "CreateTaskResult", result) : Codec.encodeResult(method, rev, result)
+    if (Either.isRight(encoded)) return Effect.succeed(encoded.right as Record<string, unknown>)
+    const logged = Effect.logError(
+      `effect-mcp: the result of ${method} cannot be encoded for ${rev}`,
+      Codec.describe(encoded.left)
+    )
+    // A tool result the revision cannot carry (audio content on 2024-11-05, say) becomes a tool error the client
+    // and its model can read; any other unencodable result is the server's bug.
+    const unexpressible = Codec.encodeResult(method, rev, {
+      content: [{
+        type: "text",
+        text:
+          `The tool's result cannot be expressed in protocol revision ${rev} (it uses content or fields a later revision added)`
+      }],
+      isError: true
+    })
+    return method === "tools/call" && !created && Either.isRight(unexpressible)
+      ? Effect.as(logged, unexpressible.right as Record<string, unknown>)
+      : logged.pipe(Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" }))))
+  }
+
+  initialize(request: JsonRpc.Request): Effect.Effect<Record<string, unknown>, McpError.McpError> {
+    const session = this
+    return Effect.gen(function*() {
+      if (session.revision !== undefined) return yield* new McpError.InvalidRequest({ message: "Already initialized" })
+      const decoded = Codec.decode("domain", "InitializeRequestParams", request.params)
+      if (Either.isLeft(decoded)) {
+        return yield* invalidParams(`Invalid params for initialize: ${Codec.describe(decoded.left)}`)
+      }
+      const params = decoded.right as Mcp.InitializeRequestParams
+      const requested = params.protocolVersion
+      const rev = Revision.isRevision(requested) && !Revision.isStateless(requested)
+        ? requested
+        : Revision.latestHandshake
+      const strict = Codec.decodeParams("initialize", rev, request.params)
+      if (Either.isLeft(strict)) {
+        return yield* invalidParams(`Invalid params for initialize: ${Codec.describe(strict.left)}`)
+      }
+      session.revision = rev
+      session.clientInfo = params.clientInfo
+      session.clientCapabilities = params.capabilities
+      session.serverCapabilities = session.server.capabilities()
+      const instructions = session.server.options.instructions
+      const result: Mcp.InitializeResult = {
+        protocolVersion: rev,
+        capabilities: session.serverCapabilities,
+        serverInfo: session.server.info,
+        ...(instructions === undefined ? {} : { instructions })
+      }
+      const out = yield* session.encodeResult("initialize", rev, result)
+      if (!session.ready) yield* session.startPushes()
+      session.ready = true
+      return out
+    })
+  }
+
+  /** The result as 2026-07-28 spells it: `resultType`, the server's identity, cache hints. */
+  decorate(method: string, result: unknown): Record<string, unknown> {
+    const r = record(result)
+    return {
+      ...(cacheable.has(method) ? this.cacheOf(method) : {}),
+      ...r,
+      resultType: typeof r.resultType === "string" ? r.resultType : "complete",
+      _meta: { ...record(r._meta), [metaKeys.serverInfo]: this.server.info }
+    }
+  }
+
+  statelessDispatch(
+    request: JsonRpc.Request,
+    frame: Transport.Frame,
+    requested: unknown
+  ): Effect.Effect<Record<string, unknown>, McpError.McpError> {
+    const method = request.method
+    if (!Revision.isRevision(requested) || !Revision.isStateless(requested)) {
+      return Effect.fail(
+        new McpError.UnsupportedProtocolVersion({
+          message: `Unsupported protocol version: ${String(requested)}`,
+          supported: [...Revision.all],
+          requested: String(requested)
+        })
+      )
+    }
+    const rev = requested
+    const server = this.server
+    const extension = extensionHandlers[method]
+    if (extension !== undefined) {
+      if (record(record(server.capabilities()).extensions)[tasksExtension] === undefined) {
+        return Effect.fail(methodNotFound(method))
+      }
+      if (typeof record(request.params).taskId !== "string") {
+        return Effect.fail(invalidParams(`Invalid params for ${method}: taskId must be a string`))
+      }
+      const params = request.params as Params
+      const ctx = this.makeContext(request, frame, rev, params, noPeer)
+      return Effect.map(extension(this, params, ctx), (result) => this.decorate(method, result))
+    }
+    const facts = Method.info(method)
+    if (
+      facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)
+    ) {
+      return Effect.fail(methodNotFound(method))
+    }
+    const cap = Method.requirement(method, rev)
+    if (cap !== undefined && cap.of === "server" && !Method.hasCapability(server.capabilities(), cap.path)) {
+      return Effect.fail(methodNotFound(method))
+    }
+    const handler = methodHandlers[method]
+    if (handler === undefined) return Effect.fail(methodNotFound(method))
+    const decoded = Codec.decodeParams(method, rev, request.params)
+    if (Either.isLeft(decoded)) {
+      return Effect.fail(invalidParams(`Invalid params for ${method}: ${Codec.describe(decoded.left)}`))
+    }
+    const params = decoded.right as Params
+    const meta = record(params?._meta)
+    const target = String(params?.name ?? params?.uri ?? "")
+    /** Runs the handler, given the answers gathered so far: earlier rounds' signed state plus this round's responses. */
+    const withAnswers = (answers: Readonly<Record<string, unknown>>) => {
+      const peer = new StatelessPeer(meta, answers, rev)
+      const ctx = this.makeContext(request, frame, rev, params, peer)
+      return handler(this, params, ctx).pipe(
+        Effect.catchAllCause((cause) => {
+          const pending = Chunk.findFirst(Cause.defects(cause), (d): d is InputRequired => d instanceof InputRequired)
+          if (pending._tag === "None") return Effect.failCause(cause)
+          return Effect.map(
+            server.requestState.sign({ method, target, answers }),
+            (requestState): unknown => ({
+              resultType: "input_required",
+              inputRequests: { [pending.value.key]: pending.value.request },
+              requestState
+            })
+          )
+        }),
+        Effect.flatMap((result) => this.encodeResult(method, rev, this.decorate(method, result)))
+      )
+    }
+    const responses = params?.inputResponses === undefined ? noAnswers : record(params.inputResponses)
+    if (typeof params?.requestState !== "string") return withAnswers(responses)
+    return Effect.flatMap(
+      server.requestState.verify(params.requestState),
+      (state) =>
+        state === undefined || state.method !== method || state.target !== target
+          ? Effect.fail(invalidParams("Invalid requestState: it was not issued by this server for this request"))
+          : withAnswers({ ...state.answers, ...responses })
+    )
+  }
+
+  // ---------- the engine's handlers ----------
+
+  onRequest(
+    request: JsonRpc.Request,
+    frame: Transport.Frame
+  ): Effect.Effect<Record<string, unknown>, McpError.McpError> {
+    const method = request.method
+    const requested = record(record(request.params)._meta)[metaKeys.protocolVersion] ?? frame.revision
+    if (requested !== undefined && method !== "initialize") {
+      return this.statelessDispatch(request, frame, requested)
+    }
+    if (method === "initialize") {
+      return this.initialize(request)
+    }
+    const rev = this.revision
+    if (rev === undefined) {
+      return method === "ping"
+        ? Effect.succeed({})
+        : Effect.fail(new McpError.InvalidRequest({ message: `Not initialized: send initialize before ${method}` }))
+    }
+    const facts = Method.info(method)
+    if (
+      facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)
+    ) {
+      return Effect.fail(methodNotFound(method))
+    }
+    const cap = Method.requirement(method, rev)
+    if (cap !== undefined && cap.of === "server" && !Method.hasCapability(this.serverCapabilities, cap.path)) {
+      return Effect.fail(methodNotFound(method))
+    }
+    const handler = methodHandlers[method]
+    if (handler === undefined) {
+      return Effect.fail(methodNotFound(method))
+    }
+    const decoded = Codec.decodeParams(method, rev, request.params)
+    if (Either.isLeft(decoded)) {
+      return Effect.fail(invalidParams(`Invalid params for ${method}: ${Codec.describe(decoded.left)}`))
+    }
+    const params = decoded.right as Params
+    const ctx = this.makeContext(request, frame, rev, params, this.peer)
+    return Effect.flatMap(handler(this, params, ctx), (result) => this.encodeResult(method, rev, result))
+  }
+
+  toWire(e: McpError.McpError, request: JsonRpc.Request, frame: Transport.Frame): JsonRpc.ErrorObject {
+    const requested = record(record(request.params)._meta)[metaKeys.protocolVersion] ?? frame.revision
+    const rev = Revision.isRevision(requested) && Revision.isStateless(requested)
+      ? requested
+      : this.revision ?? Revision.latestHandshake
+    return McpError.toWire(e, rev)
+  }
+
+  onNotification(notification: JsonRpc.Notification): Effect.Effect<void> {
+    switch (notification.method) {
+      case "notifications/initialized":
+        return Effect.suspend(() => {
+          this.initialized = true
+          const waiting = this.whenInitialized
+          return waiting === undefined ? Effect.void : Effect.asVoid(Deferred.succeed(waiting, undefined))
+        })
+      default:
+        return Effect.logDebug(`effect-mcp: ignored notification ${notification.method}`)
+    }
+  }
+
+  acceptsBatch(): boolean {
+    return this.revision === "2025-03-26"
+  }
+
+  // ---------- server-pushed notifications ----------
+
+  /**
+   * Started by `initialize`: a stateless connection (one 2026 request) never pays for them. The server calls the
+   * session (its watcher); a notification's fiber exists only while one is due, so an idle session holds no fiber
+   * and no subscription for them.
+   */
+  startPushes(): Effect.Effect<void> {
+    return this.server.watch(this).pipe(Scope.extend(this.scope))
+  }
+
+  /** Changes within the debounce of the first one go out as one notification per list. */
+  listChanged(kind: ListKind): void {
+    ;(this.changedKinds ??= new Set()).add(kind)
+    if (this.flushDue) return
+    this.flushDue = true
+    this.engine.background(Effect.zipRight(Effect.sleep(this.debounce), this.flushChanges()))
+  }
+
+  resourceUpdated(uri: string): void {
+    const rev = this.revision
+    if (rev !== undefined && this.subscriptions?.has(uri) === true) {
+      this.engine.background(this.notify("notifications/resources/updated", rev, { uri }))
+    }
+  }
+
+  flushChanges(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      this.flushDue = false
+      const kinds = [...(this.changedKinds ?? [])]
+      this.changedKinds?.clear()
+      const rev = this.revision
+      if (!this.ready || rev === undefined) return Effect.void
+      return Effect.forEach(kinds, (kind) => {
+        const declared = record(record(this.serverCapabilities)[kind])
+        return declared.listChanged === true ? this.notify(listChangedMethod[kind], rev, {}) : Effect.void
+      }, { discard: true })
+    })
+  }
+}
+
+const listen: SessionHandler = (session, params, ctx) =>
+  Effect.scoped(Effect.gen(function*() {
+    const server = session.server
+    const wanted = record(params?.notifications)
+    const caps = record(server.capabilities())
+    const can = (kind: string, flag: string) => record(caps[kind])[flag] === true
+    const ack: Record<string, unknown> = {}
+    if (wanted.toolsListChanged === true && can("tools", "listChanged")) ack.toolsListChanged = true
+    if (wanted.promptsListChanged === true && can("prompts", "listChanged")) ack.promptsListChanged = true
+    if (wanted.resourcesListChanged === true && can("resources", "listChanged")) ack.resourcesListChanged = true
+    const uris = Array.isArray(wanted.resourceSubscriptions) && can("resources", "subscribe")
+      ? wanted.resourceSubscriptions.filter((u): u is string => typeof u === "string")
+      : []
+    if (Array.isArray(wanted.resourceSubscriptions) && can("resources", "subscribe")) {
+      ack.resourceSubscriptions = uris
+    }
+    // The subscription is named by the client's id; its notifications go out related to the request's own.
+    const id = ctx.relatedId
+    const meta = { [metaKeys.subscriptionId]: ctx.requestId }
+    const rev = ctx.revision
+    const changes = yield* PubSub.subscribe(server.changes)
+    const updates = yield* PubSub.subscribe(server.resourceUpdates)
+    yield* session.notify("notifications/subscriptions/acknowledged", rev, { _meta: meta, notifications: ack }, id)
+    const lists = Stream.fromQueue(changes).pipe(
+      Stream.filter((kind) => ack[`${kind}ListChanged`] === true),
+      Stream.groupedWithin(1024, session.debounce),
+      Stream.mapEffect((kinds) =>
+        Effect.forEach(new Set(kinds), (kind) => session.notify(listChangedMethod[kind], rev, { _meta: meta }, id), {
+          discard: true
+        })
+      )
+    )
+    const updated = Stream.fromQueue(updates).pipe(
+      Stream.filter((uri) => uris.includes(uri)),
+      Stream.mapEffect((uri) => session.notify("notifications/resources/updated", rev, { uri, _meta: meta }, id))
+    )
+    yield* Stream.runDrain(Stream.merge(lists, updated))
+    return { _meta: meta }
+  }))
+
+// ---------- tasks (2025-11-25 core methods, 2026 extension) ----------
+
+const cancelTask: SessionHandler = (session, params, ctx) =>
+  Effect.flatMap(
+    session.findTask(params, ctx),
+    (entry) => session.server.tasks.cancel(entry, "Cancelled by the client")
+  )
+
+const taskHandlers: Record<string, SessionHandler> = {
+  "tasks/get": (session, params, ctx) => Effect.map(session.findTask(params, ctx), (entry) => entry.task),
+  "tasks/result": (session, params, ctx) => Effect.flatMap(session.findTask(params, ctx), outcomeOf),
+  "tasks/cancel": cancelTask,
+  "tasks/list": (session, params, ctx) =>
+    session.listed(session.server.tasks.list(session.ownerOf(ctx)), params, "tasks")
+}
+
+/** The 2026 `io.modelcontextprotocol/tasks` extension: no schema in the method table, answered by hand. */
+const extensionHandlers: Record<string, SessionHandler> = {
+  "tasks/get": (session, params, ctx) =>
+    Effect.gen(function*() {
+      const entry = yield* session.findTask(params, ctx)
+      if (!TaskStore.terminal(entry.task.status) || entry.task.status === "cancelled") return entry.task
+      const outcome = yield* Effect.either(outcomeOf(entry))
+      return Either.isRight(outcome)
+        ? { ...entry.task, result: outcome.right }
+        : { ...entry.task, error: McpError.toWire(outcome.left, ctx.revision) }
+    }),
+  "tasks/update": (session, params, ctx) =>
+    Effect.flatMap(
+      session.findTask(params, ctx),
+      (entry) => Effect.fail(invalidParams(`Task ${entry.task.taskId} is ${entry.task.status}, not waiting for input`))
+    ),
+  "tasks/cancel": cancelTask
+}
+
+const callTool: SessionHandler = (session, params, ctx) => {
+  const name = String(params?.name)
+  const t = session.server.tool(name)
+  if (t === undefined) {
+    return Effect.fail(invalidParams(`Unknown tool: ${name}`))
+  }
+  const support = t.descriptor.execution?.taskSupport ?? "forbidden"
+  const call = t.call(params?.arguments as Record<string, unknown> | undefined, ctx)
+  const rev = ctx.revision
+  if (Revision.isStateless(rev)) {
+    // 2026: the server makes a task when the request declares the extension and the tool supports tasks.
+    const declared = record(record(ctx.clientCapabilities).extensions)[tasksExtension] !== undefined
+    if (declared && support !== "forbidden") {
+      return Effect.map(session.startTask(call, ctx, undefined), (task) => ({ resultType: "task", ...task }))
+    }
+    return support === "required"
+      ? Effect.fail(methodNotFound(`tools/call of ${name} without the ${tasksExtension} extension`))
+      : call
+  }
+  const asTask = params?.task !== undefined && Method.info("tasks/get")?.revisions.includes(rev) === true
+  if (asTask && support === "forbidden") {
+    return Effect.fail(methodNotFound(`tools/call of ${name} as a task (the tool does not support tasks)`))
+  }
+  if (!asTask && support === "required") {
+    return Effect.fail(methodNotFound(`tools/call of ${name} without a task (the tool requires one)`))
+  }
+  if (!asTask) {
+    return call
+  }
+  const ttl = record(params?.task).ttl
+  return Effect.map(session.startTask(call, ctx, typeof ttl === "number" ? ttl : undefined), (task) => ({ task }))
+}
+
+/** The handler of each client→server request method (one table for every session). */
+const methodHandlers: Record<string, SessionHandler> = {
+  "ping": () => Effect.succeed({}),
+  "server/discover": (session) =>
+    Effect.sync(() => {
+      const instructions = session.server.options.instructions
+      return {
+        supportedVersions: [...Revision.all],
+        capabilities: session.server.capabilities(),
+        ...(instructions === undefined ? {} : { instructions })
+      }
+    }),
+  "subscriptions/listen": listen,
+  "logging/setLevel": (session, params) =>
+    Effect.sync(() => {
+      session.logLevel = params?.level as RequestContext.LoggingLevel
+      return {}
+    }),
+  "tools/list": (session, params) => session.listed(session.server.tools().map((t) => t.descriptor), params, "tools"),
+  "tools/call": callTool,
+  ...taskHandlers,
+  "resources/list": (session, params, ctx) =>
+    Effect.gen(function*() {
+      const server = session.server
+      const listedByTemplates = yield* Effect.forEach(
+        server.templates().filter((t) => t.list !== undefined),
+        (t) => t.list!(ctx)
+      )
+      const all = [...server.resources().map((r) => r.descriptor), ...listedByTemplates.flat()]
+      return yield* session.listed(all, params, "resources")
+    }),
+  "resources/templates/list": (session, params) =>
+    session.listed(session.server.templates().map((t) => t.descriptor), params, "resourceTemplates"),
+  "resources/read": (session, params, ctx) => {
+    const uri = String(params?.uri)
+    const exact = session.server.resource(uri)
+    if (exact !== undefined) return exact.read(ctx)
+    for (const t of session.server.templates()) {
+      const read = t.read(uri, ctx)
+      if (read !== undefined) return read
+    }
+    return Effect.fail(new McpError.ResourceNotFound({ message: `Resource not found: ${uri}`, uri }))
+  },
+  "resources/subscribe": (session, params) =>
+    Effect.sync(() => {
+      ;(session.subscriptions ??= new Set()).add(String(params?.uri))
+      return {}
+    }),
+  "resources/unsubscribe": (session, params) =>
+    Effect.sync(() => {
+      session.subscriptions?.delete(String(params?.uri))
+      return {}
+    }),
+  "prompts/list": (session, params) =>
+    session.listed(session.server.prompts().map((p) => p.descriptor), params, "prompts"),
+  "prompts/get": (session, params, ctx) => {
+    const name = String(params?.name)
+    const p = session.server.prompt(name)
+    return p === undefined
+      ? Effect.fail(invalidParams(`Unknown prompt: ${name}`))
+      : p.get(params?.arguments as Record<string, string> | undefined, ctx)
+  },
+  "completion/complete": (session, params, ctx) => {
+    const ref = record(params?.ref)
+    const argument = record(params?.argument)
+    const args = record(record(params?.context).arguments) as Record<string, string>
+    const name = String(argument.name)
+    const value = String(argument.value ?? "")
+    if (ref.type === "ref/prompt") {
+      const p = session.server.prompt(String(ref.name))
+      if (p === undefined) return Effect.fail(invalidParams(`Unknown prompt: ${String(ref.name)}`))
+      return Effect.map(p.complete(name, value, args, ctx), completion)
+    }
+    const t = session.server.templates().find((t) => t.descriptor.uriTemplate === ref.uri)
+    if (t === undefined) return Effect.fail(invalidParams(`Unknown resource template: ${String(ref.uri)}`))
+    return Effect.map(t.complete(name, value, args, ctx), completion)
+  }
+}
+
 /** Starts a session over the current transport. */
 export const make = (
   server: McpServerService
 ): Effect.Effect<ServerSession, never, Transport.Transport | Scope.Scope> =>
   Effect.gen(function*() {
-    const options = server.options
-    const pageSize = options.pageSize ?? 100
-    const requestTimeout = options.requestTimeout ?? Duration.seconds(60)
-    const initialized = yield* Deferred.make<void>()
-    let revision: Revision.Revision | undefined
-    let clientInfo: Mcp.Implementation | undefined
-    let clientCapabilities: Mcp.ClientCapabilities = {}
-    let serverCapabilities: Mcp.ServerCapabilities = server.capabilities()
-    let logLevel: RequestContext.LoggingLevel | undefined
-    let ready = false
-    const subscriptions = new Set<string>()
-    const signer = server.requestState
-    const cacheOf = (method: string) => {
-      const own = options.cache?.methods?.[method as CacheableMethod]
-      return {
-        ttlMs: own?.ttlMs ?? options.cache?.ttlMs ?? 0,
-        cacheScope: own?.scope ?? options.cache?.scope ?? "private"
-      }
-    }
+    const session = new Session(server)
+    session.scope = yield* Effect.scope
     // Tasks live in the server's store; a handshake session owns its tasks, which end with it.
-    const sessionOwner = `session:${globalThis.crypto.randomUUID()}`
-    yield* Scoped.onClose(server.tasks.release(sessionOwner))
-    const ownerOf = (ctx: RequestContext.RequestContextService) =>
-      Revision.isStateless(ctx.revision) ? TaskStore.statelessOwner(ctx.auth) : sessionOwner
-
-    // The engine is created below; the context needs it lazily.
-    let engine: Engine.Engine
-
-    const notify = (method: string, rev: Revision.Revision, params: unknown, related?: JsonRpc.RequestId) => {
-      const encoded = Codec.encodeParams(method, rev, params)
-      if (Either.isLeft(encoded)) {
-        return Effect.logWarning(`effect-mcp: could not encode ${method} for ${rev}`, Codec.describe(encoded.left))
-      }
-      return engine.notify(
-        method,
-        encoded.right as Params,
-        related === undefined ? undefined : { relatedRequestId: related }
-      ).pipe(Effect.catchAll(() => Effect.void))
-    }
-
-    const clientRequest = (
-      method: string,
-      rev: Revision.Revision,
-      params: unknown,
-      related: JsonRpc.RequestId,
-      required: Record<string, unknown>,
-      satisfied: boolean
-    ): Effect.Effect<unknown, McpError.McpError> =>
-      Effect.gen(function*() {
-        if (!satisfied || Method.shape(method, rev) === undefined) {
-          return yield* new McpError.MissingRequiredClientCapability({
-            message: `${method} needs a client capability the client did not declare (or revision ${rev} lacks it)`,
-            requiredCapabilities: required
-          })
-        }
-        yield* Deferred.await(initialized).pipe(
-          Effect.timeoutFail({
-            duration: requestTimeout,
-            onTimeout: () => new McpError.RequestTimeout({ message: "The client never sent notifications/initialized" })
-          })
-        )
-        const encoded = Codec.encodeParams(method, rev, params)
-        if (Either.isLeft(encoded)) {
-          return yield* invalidParams(`Invalid ${method} params for ${rev}: ${Codec.describe(encoded.left)}`)
-        }
-        const result = yield* engine.request(method, encoded.right as Params, {
-          relatedRequestId: related,
-          timeout: requestTimeout
-        }).pipe(
-          Effect.catchTags({
-            ConnectionClosed: (e) =>
-              Effect.fail(new McpError.InternalError({ message: `Connection closed: ${e.reason}` })),
-            TransportError: (e) => Effect.fail(new McpError.InternalError({ message: `Transport failed: ${e.reason}` }))
-          })
-        )
-        const decoded = Codec.decodeResult(method, rev, result)
-        if (Either.isLeft(decoded)) {
-          return yield* new McpError.InternalError({
-            message: `The client's ${method} result is invalid: ${Codec.describe(decoded.left)}`
-          })
-        }
-        return decoded.right
-      })
-
-    /** The client of a handshake session, as every request's context sees it. */
-    const handshakePeer: Peer = {
-      get capabilities() {
-        return clientCapabilities
-      },
-      get clientInfo() {
-        return clientInfo
-      },
-      logLevel: () => logLevel,
-      ask: (method, params, required, satisfied, rev, id) => clientRequest(method, rev, params, id, required, satisfied)
-    }
-
-    const contextOwner: Owner = {
-      notify,
-      logging: () => serverCapabilities.logging !== undefined
-    }
-    const makeContext = (
-      request: JsonRpc.Request,
-      frame: Transport.Frame,
-      rev: Revision.Revision,
-      params: Params,
-      peer: Peer
-    ): RequestContextImpl =>
-      new RequestContextImpl(
-        frame.requestId ?? request.id,
-        request.id,
-        request.method,
-        rev,
-        record(params?._meta),
-        frame.auth,
-        contextOwner,
-        peer
-      )
-
-    // ---------- method handlers ----------
-
-    const listChangedMethod = {
-      tools: "notifications/tools/list_changed",
-      resources: "notifications/resources/list_changed",
-      prompts: "notifications/prompts/list_changed"
-    } as const
-    const debounce = options.listChangedDebounce ?? Duration.millis(10)
-
-    const listed = <A>(items: ReadonlyArray<A>, params: Params, key: string) =>
-      Effect.map(
-        Pagination.page(items, typeof params?.cursor === "string" ? params.cursor : undefined, pageSize),
-        (p) => (p.nextCursor === undefined ? { [key]: p.items } : { [key]: p.items, nextCursor: p.nextCursor })
-      )
-
-    const completion = (values: ReadonlyArray<string>) => ({
-      completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 }
-    })
-
-    const listen: Handler = (params, ctx) =>
-      Effect.scoped(Effect.gen(function*() {
-        const wanted = record(params?.notifications)
-        const caps = record(server.capabilities())
-        const can = (kind: string, flag: string) => record(caps[kind])[flag] === true
-        const ack: Record<string, unknown> = {}
-        if (wanted.toolsListChanged === true && can("tools", "listChanged")) ack.toolsListChanged = true
-        if (wanted.promptsListChanged === true && can("prompts", "listChanged")) ack.promptsListChanged = true
-        if (wanted.resourcesListChanged === true && can("resources", "listChanged")) ack.resourcesListChanged = true
-        const uris = Array.isArray(wanted.resourceSubscriptions) && can("resources", "subscribe")
-          ? wanted.resourceSubscriptions.filter((u): u is string => typeof u === "string")
-          : []
-        if (Array.isArray(wanted.resourceSubscriptions) && can("resources", "subscribe")) {
-          ack.resourceSubscriptions = uris
-        }
-        // The subscription is named by the client's id; its notifications go out related to the request's own.
-        const id = ctx.relatedId
-        const meta = { [metaKeys.subscriptionId]: ctx.requestId }
-        const rev = ctx.revision
-        const changes = yield* PubSub.subscribe(server.changes)
-        const updates = yield* PubSub.subscribe(server.resourceUpdates)
-        yield* notify("notifications/subscriptions/acknowledged", rev, { _meta: meta, notifications: ack }, id)
-        const lists = Stream.fromQueue(changes).pipe(
-          Stream.filter((kind) => ack[`${kind}ListChanged`] === true),
-          Stream.groupedWithin(1024, debounce),
-          Stream.mapEffect((kinds) =>
-            Effect.forEach(new Set(kinds), (kind) => notify(listChangedMethod[kind], rev, { _meta: meta }, id), {
-              discard: true
-            })
-          )
-        )
-        const updated = Stream.fromQueue(updates).pipe(
-          Stream.filter((uri) => uris.includes(uri)),
-          Stream.mapEffect((uri) => notify("notifications/resources/updated", rev, { uri, _meta: meta }, id))
-        )
-        yield* Stream.runDrain(Stream.merge(lists, updated))
-        return { _meta: meta }
-      }))
-
-    // ---------- tasks (2025-11-25 core methods, 2026 extension) ----------
-
-    const findTask = (params: Params, ctx: RequestContext.RequestContextService) =>
-      server.tasks.find(ownerOf(ctx), String(params?.taskId))
-
-    /** Starts a tool call as a task in the server's scope; the call answers at once with the task. */
-    const startTask = (
-      run: Effect.Effect<Mcp.CallToolResult, McpError.McpError>,
-      ctx: RequestContext.RequestContextService,
-      ttl: number | undefined
-    ) => {
-      const rev = ctx.revision
-      return server.tasks.start(run, {
-        owner: ownerOf(ctx),
-        ttl,
-        onStatus: (task) => Revision.isStateless(rev) ? Effect.void : notify("notifications/tasks/status", rev, task)
-      })
-    }
-
-    const cancelTask: Handler = (params, ctx) =>
-      Effect.flatMap(findTask(params, ctx), (entry) => server.tasks.cancel(entry, "Cancelled by the client"))
-
-    const related = (taskId: string) => ({ [metaKeys.relatedTask]: { taskId } })
-
-    const withRelated = (result: Mcp.CallToolResult, taskId: string): Mcp.CallToolResult => ({
-      ...result,
-      _meta: { ...record(result._meta), ...related(taskId) }
-    })
-
-    /** The outcome of a settled task, as a result or its error. */
-    const outcomeOf = (entry: TaskStore.TaskEntry) =>
-      Effect.flatMap(Deferred.await(entry.outcome), (exit) =>
-        Exit.isSuccess(exit)
-          ? Effect.succeed(withRelated(exit.value, entry.task.taskId))
-          : Exit.isInterrupted(exit) || Cause.isInterruptedOnly(exit.cause)
-          ? Effect.fail(invalidParams(`Task ${entry.task.taskId} was cancelled`))
-          : Effect.failCause(exit.cause))
-
-    const taskHandlers: Record<string, Handler> = {
-      "tasks/get": (params, ctx) => Effect.map(findTask(params, ctx), (entry) => entry.task),
-      "tasks/result": (params, ctx) => Effect.flatMap(findTask(params, ctx), outcomeOf),
-      "tasks/cancel": cancelTask,
-      "tasks/list": (params, ctx) => listed(server.tasks.list(ownerOf(ctx)), params, "tasks")
-    }
-
-    /** The 2026 `io.modelcontextprotocol/tasks` extension: no schema in the method table, answered by hand. */
-    const extensionHandlers: Record<string, Handler> = {
-      "tasks/get": (params, ctx) =>
-        Effect.gen(function*() {
-          const entry = yield* findTask(params, ctx)
-          if (!TaskStore.terminal(entry.task.status) || entry.task.status === "cancelled") return entry.task
-          const outcome = yield* Effect.either(outcomeOf(entry))
-          return Either.isRight(outcome)
-            ? { ...entry.task, result: outcome.right }
-            : { ...entry.task, error: McpError.toWire(outcome.left, ctx.revision) }
-        }),
-      "tasks/update": (params, ctx) =>
-        Effect.flatMap(findTask(params, ctx), (entry) =>
-          Effect.fail(invalidParams(`Task ${entry.task.taskId} is ${entry.task.status}, not waiting for input`))),
-      "tasks/cancel": cancelTask
-    }
-
-    const callTool: Handler = (params, ctx) => {
-      const name = String(params?.name)
-      const t = server.tool(name)
-      if (t === undefined) {
-        return Effect.fail(invalidParams(`Unknown tool: ${name}`))
-      }
-      const support = t.descriptor.execution?.taskSupport ?? "forbidden"
-      const call = t.call(params?.arguments as Record<string, unknown> | undefined, ctx)
-      const rev = ctx.revision
-      if (Revision.isStateless(rev)) {
-        // 2026: the server makes a task when the request declares the extension and the tool supports tasks.
-        const declared = record(record(ctx.clientCapabilities).extensions)[tasksExtension] !== undefined
-        if (declared && support !== "forbidden") {
-          return Effect.map(startTask(call, ctx, undefined), (task) => ({ resultType: "task", ...task }))
-        }
-        return support === "required"
-          ? Effect.fail(methodNotFound(`tools/call of ${name} without the ${tasksExtension} extension`))
-          : call
-      }
-      const asTask = params?.task !== undefined && Method.info("tasks/get")?.revisions.includes(rev) === true
-      if (asTask && support === "forbidden") {
-        return Effect.fail(methodNotFound(`tools/call of ${name} as a task (the tool does not support tasks)`))
-      }
-      if (!asTask && support === "required") {
-        return Effect.fail(methodNotFound(`tools/call of ${name} without a task (the tool requires one)`))
-      }
-      if (!asTask) {
-        return call
-      }
-      const ttl = record(params?.task).ttl
-      return Effect.map(startTask(call, ctx, typeof ttl === "number" ? ttl : undefined), (task) => ({ task }))
-    }
-
-    const handlers: Record<string, Handler> = {
-      "ping": () =>
-        Effect.succeed({}),
-      "server/discover": () =>
-        Effect.succeed({
-          supportedVersions: [...Revision.all],
-          capabilities: server.capabilities(),
-          ...(options.instructions === undefined ? {} : { instructions: options.instructions })
-        }),
-      "subscriptions/listen": listen,
-      "logging/setLevel": (params) =>
-        Effect.sync(() => {
-          logLevel = params?.level as RequestContext.LoggingLevel
-          return {}
-        }),
-      "tools/list": (params) =>
-        listed(server.tools().map((t) => t.descriptor), params, "tools"),
-      "tools/call": callTool,
-      ...taskHandlers,
-      "resources/list": (params, ctx) =>
-        Effect.gen(function*() {
-          const listedByTemplates = yield* Effect.forEach(
-            server.templates().filter((t) => t.list !== undefined),
-            (t) => t.list!(ctx)
-          )
-          const all = [...server.resources().map((r) => r.descriptor), ...listedByTemplates.flat()]
-          return yield* listed(all, params, "resources")
-        }),
-      "resources/templates/list": (params) =>
-        listed(server.templates().map((t) => t.descriptor), params, "resourceTemplates"),
-      "resources/read": (params, ctx) => {
-        const uri = String(params?.uri)
-        const exact = server.resource(uri)
-        if (exact !== undefined) return exact.read(ctx)
-        for (const t of server.templates()) {
-          const read = t.read(uri, ctx)
-          if (read !== undefined) return read
-        }
-        return Effect.fail(new McpError.ResourceNotFound({ message: `Resource not found: ${uri}`, uri }))
-      },
-      "resources/subscribe": (params) =>
-        Effect.sync(() => {
-          subscriptions.add(String(params?.uri))
-          return {}
-        }),
-      "resources/unsubscribe": (params) =>
-        Effect.sync(() => {
-          subscriptions.delete(String(params?.uri))
-          return {}
-        }),
-      "prompts/list": (params) => listed(server.prompts().map((p) => p.descriptor), params, "prompts"),
-      "prompts/get": (params, ctx) => {
-        const name = String(params?.name)
-        const p = server.prompt(name)
-        return p === undefined
-          ? Effect.fail(invalidParams(`Unknown prompt: ${name}`))
-          : p.get(params?.arguments as Record<string, string> | undefined, ctx)
-      },
-      "completion/complete": (params, ctx) => {
-        const ref = record(params?.ref)
-        const argument = record(params?.argument)
-        const args = record(record(params?.context).arguments) as Record<string, string>
-        const name = String(argument.name)
-        const value = String(argument.value ?? "")
-        if (ref.type === "ref/prompt") {
-          const p = server.prompt(String(ref.name))
-          if (p === undefined) return Effect.fail(invalidParams(`Unknown prompt: ${String(ref.name)}`))
-          return Effect.map(p.complete(name, value, args, ctx), completion)
-        }
-        const t = server.templates().find((t) => t.descriptor.uriTemplate === ref.uri)
-        if (t === undefined) return Effect.fail(invalidParams(`Unknown resource template: ${String(ref.uri)}`))
-        return Effect.map(t.complete(name, value, args, ctx), completion)
-      }
-    }
-
-    // ---------- dispatch ----------
-
-    const encodeResult = (method: string, rev: Revision.Revision, result: unknown) => {
-      // A 2026 task result (`Result & Task`) belongs to an extension no revision schema describes: sent as built.
-      if (method === "tools/call" && record(result).resultType === "task") return Effect.succeed(record(result))
-      const created = method === "tools/call" && typeof record(result).task === "object"
-      const encoded = created ? Codec.encode(rev, "CreateTaskResult", result) : Codec.encodeResult(method, rev, result)
-      if (Either.isRight(encoded)) return Effect.succeed(encoded.right as Record<string, unknown>)
-      const logged = Effect.logError(
-        `effect-mcp: the result of ${method} cannot be encoded for ${rev}`,
-        Codec.describe(encoded.left)
-      )
-      // A tool result the revision cannot carry (audio content on 2024-11-05, say) becomes a tool error the client
-      // and its model can read; any other unencodable result is the server's bug.
-      const unexpressible = Codec.encodeResult(method, rev, {
-        content: [{
-          type: "text",
-          text:
-            `The tool's result cannot be expressed in protocol revision ${rev} (it uses content or fields a later revision added)`
-        }],
-        isError: true
-      })
-      return method === "tools/call" && !created && Either.isRight(unexpressible)
-        ? Effect.as(logged, unexpressible.right as Record<string, unknown>)
-        : logged.pipe(Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" }))))
-    }
-
-    const initialize = (request: JsonRpc.Request): Effect.Effect<Record<string, unknown>, McpError.McpError> =>
-      Effect.gen(function*() {
-        if (revision !== undefined) return yield* new McpError.InvalidRequest({ message: "Already initialized" })
-        const decoded = Codec.decode("domain", "InitializeRequestParams", request.params)
-        if (Either.isLeft(decoded)) {
-          return yield* invalidParams(`Invalid params for initialize: ${Codec.describe(decoded.left)}`)
-        }
-        const params = decoded.right as Mcp.InitializeRequestParams
-        const requested = params.protocolVersion
-        const rev = Revision.isRevision(requested) && !Revision.isStateless(requested)
-          ? requested
-          : Revision.latestHandshake
-        const strict = Codec.decodeParams("initialize", rev, request.params)
-        if (Either.isLeft(strict)) {
-          return yield* invalidParams(`Invalid params for initialize: ${Codec.describe(strict.left)}`)
-        }
-        revision = rev
-        clientInfo = params.clientInfo
-        clientCapabilities = params.capabilities
-        serverCapabilities = server.capabilities()
-        const result: Mcp.InitializeResult = {
-          protocolVersion: rev,
-          capabilities: serverCapabilities,
-          serverInfo: server.info,
-          ...(options.instructions === undefined ? {} : { instructions: options.instructions })
-        }
-        const out = yield* encodeResult("initialize", rev, result)
-        if (!ready) yield* startPushes
-        ready = true
-        return out
-      })
-
-    /** The result as 2026-07-28 spells it: `resultType`, the server's identity, cache hints. */
-    const decorate = (method: string, result: unknown): Record<string, unknown> => {
-      const r = record(result)
-      return {
-        ...(cacheable.has(method) ? cacheOf(method) : {}),
-        ...r,
-        resultType: typeof r.resultType === "string" ? r.resultType : "complete",
-        _meta: { ...record(r._meta), [metaKeys.serverInfo]: server.info }
-      }
-    }
-
-    const statelessDispatch = (
-      request: JsonRpc.Request,
-      frame: Transport.Frame,
-      requested: unknown
-    ): Effect.Effect<Record<string, unknown>, McpError.McpError> => {
-      const method = request.method
-      if (!Revision.isRevision(requested) || !Revision.isStateless(requested)) {
-        return Effect.fail(
-          new McpError.UnsupportedProtocolVersion({
-            message: `Unsupported protocol version: ${String(requested)}`,
-            supported: [...Revision.all],
-            requested: String(requested)
-          })
-        )
-      }
-      const rev = requested
-      const extension = extensionHandlers[method]
-      if (extension !== undefined) {
-        if (record(record(server.capabilities()).extensions)[tasksExtension] === undefined) {
-          return Effect.fail(methodNotFound(method))
-        }
-        if (typeof record(request.params).taskId !== "string") {
-          return Effect.fail(invalidParams(`Invalid params for ${method}: taskId must be a string`))
-        }
-        const params = request.params as Params
-        const peer: Peer = {
-          capabilities: {},
-          clientInfo: undefined,
-          logLevel: () => null,
-          ask: (m) => Effect.fail(invalidParams(`${m} is not available here`))
-        }
-        const ctx = makeContext(request, frame, rev, params, peer)
-        return Effect.map(extension(params, ctx), (result) => decorate(method, result))
-      }
-      const facts = Method.info(method)
-      if (
-        facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)
-      ) {
-        return Effect.fail(methodNotFound(method))
-      }
-      const cap = Method.requirement(method, rev)
-      if (cap !== undefined && cap.of === "server" && !Method.hasCapability(server.capabilities(), cap.path)) {
-        return Effect.fail(methodNotFound(method))
-      }
-      const handler = handlers[method]
-      if (handler === undefined) return Effect.fail(methodNotFound(method))
-      const decoded = Codec.decodeParams(method, rev, request.params)
-      if (Either.isLeft(decoded)) {
-        return Effect.fail(invalidParams(`Invalid params for ${method}: ${Codec.describe(decoded.left)}`))
-      }
-      const params = decoded.right as Params
-      const meta = record(params?._meta)
-      const target = String(params?.name ?? params?.uri ?? "")
-      /** Runs the handler, given the answers gathered so far: earlier rounds' signed state plus this round's responses. */
-      const withAnswers = (answers: Readonly<Record<string, unknown>>) => {
-        const peer = new StatelessPeer(meta, answers, rev)
-        const ctx = makeContext(request, frame, rev, params, peer)
-        return handler(params, ctx).pipe(
-          Effect.catchAllCause((cause) => {
-            const pending = Chunk.findFirst(Cause.defects(cause), (d): d is InputRequired => d instanceof InputRequired)
-            if (pending._tag === "None") return Effect.failCause(cause)
-            return Effect.map(
-              signer.sign({ method, target, answers }),
-              (requestState): unknown => ({
-                resultType: "input_required",
-                inputRequests: { [pending.value.key]: pending.value.request },
-                requestState
-              })
-            )
-          }),
-          Effect.flatMap((result) => encodeResult(method, rev, decorate(method, result)))
-        )
-      }
-      const responses = params?.inputResponses === undefined ? noAnswers : record(params.inputResponses)
-      if (typeof params?.requestState !== "string") return withAnswers(responses)
-      return Effect.flatMap(signer.verify(params.requestState), (state) =>
-        state === undefined || state.method !== method || state.target !== target
-          ? Effect.fail(invalidParams("Invalid requestState: it was not issued by this server for this request"))
-          : withAnswers({ ...state.answers, ...responses }))
-    }
-
-    const dispatch = (
-      request: JsonRpc.Request,
-      frame: Transport.Frame
-    ): Effect.Effect<Record<string, unknown>, McpError.McpError> => {
-      const method = request.method
-      const requested = record(record(request.params)._meta)[metaKeys.protocolVersion] ?? frame.revision
-      if (requested !== undefined && method !== "initialize") {
-        return statelessDispatch(request, frame, requested)
-      }
-      if (method === "initialize") {
-        return initialize(request)
-      }
-      const rev = revision
-      if (rev === undefined) {
-        return method === "ping"
-          ? Effect.succeed({})
-          : Effect.fail(new McpError.InvalidRequest({ message: `Not initialized: send initialize before ${method}` }))
-      }
-      const facts = Method.info(method)
-      if (
-        facts === undefined || facts.kind !== "request" || facts.from === "server" || !facts.revisions.includes(rev)
-      ) {
-        return Effect.fail(methodNotFound(method))
-      }
-      const cap = Method.requirement(method, rev)
-      if (cap !== undefined && cap.of === "server" && !Method.hasCapability(serverCapabilities, cap.path)) {
-        return Effect.fail(methodNotFound(method))
-      }
-      const handler = handlers[method]
-      if (handler === undefined) {
-        return Effect.fail(methodNotFound(method))
-      }
-      const decoded = Codec.decodeParams(method, rev, request.params)
-      if (Either.isLeft(decoded)) {
-        return Effect.fail(invalidParams(`Invalid params for ${method}: ${Codec.describe(decoded.left)}`))
-      }
-      const params = decoded.right as Params
-      const ctx = makeContext(request, frame, rev, params, handshakePeer)
-      return Effect.flatMap(handler(params, ctx), (result) =>
-        encodeResult(method, rev, result))
-    }
-
-    const errorRevision = (request: JsonRpc.Request, frame: Transport.Frame): Revision.Revision => {
-      const requested = record(record(request.params)._meta)[metaKeys.protocolVersion] ?? frame.revision
-      return Revision.isRevision(requested) && Revision.isStateless(requested)
-        ? requested
-        : revision ?? Revision.latestHandshake
-    }
-
-    engine = yield* Engine.make({
-      onRequest: dispatch,
-      toWire: (e, request, frame) =>
-        McpError.toWire(e, errorRevision(request, frame)),
-      onNotification: (notification) => {
-        switch (notification.method) {
-          case "notifications/initialized":
-            return Deferred.succeed(initialized, undefined)
-          default:
-            return Effect.logDebug(`effect-mcp: ignored notification ${notification.method}`)
-        }
-      },
-      acceptsBatch: () =>
-        revision === "2025-03-26"
-    }, options.concurrency === undefined ? {} : { concurrency: options.concurrency })
+    yield* Scoped.onClose(Effect.suspend(() => server.tasks.release(session.owner)))
+    session.engine = yield* Engine.make(
+      session,
+      server.options.concurrency === undefined ? {} : { concurrency: server.options.concurrency }
+    )
+    const engine = session.engine
     yield* server.track({ inFlight: engine.inFlight, pending: engine.pendingCount, isClosed: engine.isClosed })
-
-    // ---------- server-pushed notifications ----------
-
-    // Started by `initialize`: a stateless connection (one 2026 request) never pays for them.
-    const sessionScope = yield* Effect.scope
-    // The server calls the session's watcher; a notification's fiber exists only while one is due, so an idle
-    // session holds no fiber and no subscription for them. Changes within `debounce` of the first one go out as
-    // one notification per list.
-    const changedKinds = new Set<ListKind>()
-    let flushDue = false
-    const flushChanges = Effect.suspend(() => {
-      flushDue = false
-      const kinds = [...changedKinds]
-      changedKinds.clear()
-      const rev = revision
-      if (!ready || rev === undefined) return Effect.void
-      return Effect.forEach(kinds, (kind) => {
-        const declared = record(record(serverCapabilities)[kind])
-        return declared.listChanged === true ? notify(listChangedMethod[kind], rev, {}) : Effect.void
-      }, { discard: true })
-    })
-    const startPushes = server.watch({
-      listChanged: (kind) => {
-        changedKinds.add(kind)
-        if (flushDue) return
-        flushDue = true
-        engine.background(Effect.zipRight(Effect.sleep(debounce), flushChanges))
-      },
-      resourceUpdated: (uri) => {
-        const rev = revision
-        if (rev !== undefined && subscriptions.has(uri)) {
-          engine.background(notify("notifications/resources/updated", rev, { uri }))
-        }
-      }
-    }).pipe(Scope.extend(sessionScope))
-
     return { engine, closed: engine.closed }
   })
