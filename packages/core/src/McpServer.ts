@@ -9,7 +9,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as RequestState from "./internal/requestState.js"
 import * as Scoped from "./internal/scoped.js"
 import * as ServerSession from "./internal/serverSession.js"
@@ -167,38 +167,31 @@ export interface ServerStats {
 /** The server being defined. */
 export class McpServer extends Context.Tag("@effect-mcp/core/McpServer")<McpServer, McpServerService>() {}
 
-/** Makes a server registry (its tasks run in the given scope). */
-export const make = (options: Options): Effect.Effect<McpServerService, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    // The hubs are made for their first reader (synchronously); connections use `watch`, so most servers make none.
-    let changesHub: PubSub.PubSub<ListKind> | undefined
-    let updatesHub: PubSub.PubSub<string> | undefined
-    const requestState = yield* RequestState.make(options.requestStateKey)
-    const tasks = yield* TaskStore.make({
-      pollInterval: Duration.toMillis(options.tasks?.pollInterval ?? Duration.seconds(1)),
-      maxTtl: Duration.toMillis(options.tasks?.maxTtl ?? Duration.hours(1))
-    })
-    const tools = new Map<string, Tool.Tool>()
-    const resources = new Map<string, Resource.Resource>()
-    const templates = new Map<string, Resource.Template>()
-    const prompts = new Map<string, Prompt.Prompt>()
-    const connections = new Set<ConnectionCounts>()
-    const watchers = new Set<ChangeWatcher>()
-    let cachedCapabilities: Mcp.ServerCapabilities | undefined
-    const changed = (kind: ListKind) => {
-      cachedCapabilities = undefined
-      for (const watcher of watchers) watcher.listChanged(kind)
-      return changesHub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(changesHub, kind))
-    }
-    const put = <A>(map: Map<string, A>, key: string, value: A, kind: ListKind) =>
-      Effect.suspend(() => {
-        map.set(key, value)
-        return changed(kind)
-      })
-    const drop = <A>(map: Map<string, A>, key: string, kind: ListKind) =>
-      Effect.suspend(() => (map.delete(key) ? changed(kind) : Effect.void))
-    const { capabilities: forced = {}, description, icons, name, title, version, websiteUrl } = options
-    const info: Mcp.Implementation = {
+/**
+ * A server's registry. Its operations are bound functions (destructuring them works); the hubs and the task store are
+ * made on first use, behind getters on the prototype, so an object of fast properties (accessors in an object literal
+ * would make it a dictionary) holds what a server that uses none of them needs.
+ */
+class Registry implements McpServerService {
+  readonly info: Mcp.Implementation
+  #changes: PubSub.PubSub<ListKind> | undefined
+  #updates: PubSub.PubSub<string> | undefined
+  #tasks: TaskStore.TaskStore | undefined
+  readonly #tools = new Map<string, Tool.Tool>()
+  readonly #resources = new Map<string, Resource.Resource>()
+  readonly #templates = new Map<string, Resource.Template>()
+  readonly #prompts = new Map<string, Prompt.Prompt>()
+  #connections: Set<ConnectionCounts> | undefined
+  #watchers: Set<ChangeWatcher> | undefined
+  #capabilities: Mcp.ServerCapabilities | undefined
+
+  constructor(
+    readonly options: Options,
+    readonly requestState: RequestState.Signer,
+    private readonly scope: Scope.Scope
+  ) {
+    const { description, icons, name, title, version, websiteUrl } = options
+    this.info = {
       name,
       version,
       ...(title === undefined ? {} : { title }),
@@ -206,74 +199,116 @@ export const make = (options: Options): Effect.Effect<McpServerService, never, S
       ...(websiteUrl === undefined ? {} : { websiteUrl }),
       ...(icons === undefined ? {} : { icons })
     }
-    const capabilities = (): Mcp.ServerCapabilities => (cachedCapabilities ??= deriveCapabilities())
-    const deriveCapabilities = (): Mcp.ServerCapabilities => {
-      const hasResources = resources.size > 0 || templates.size > 0 || forced.resources === true
-      const hasPrompts = prompts.size > 0 || forced.prompts === true
-      const hasTasks = [...tools.values()].some((t) =>
-        (t.descriptor.execution?.taskSupport ?? "forbidden") !== "forbidden"
-      )
-      const extensions = hasTasks ? { ...forced.extensions, [ServerSession.tasksExtension]: {} } : forced.extensions
-      return {
-        ...(tools.size > 0 || forced.tools === true ? { tools: { listChanged: true } } : {}),
-        ...(hasResources ? { resources: { listChanged: true, subscribe: true } } : {}),
-        ...(hasPrompts ? { prompts: { listChanged: true } } : {}),
-        ...(hasPrompts || hasResources ? { completions: {} } : {}),
-        ...(forced.logging === false ? {} : { logging: {} }),
-        ...(forced.experimental === undefined ? {} : { experimental: forced.experimental }),
-        ...(hasTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
-        ...(extensions === undefined ? {} : { extensions })
-      } as Mcp.ServerCapabilities
-    }
+  }
+
+  get changes(): PubSub.PubSub<ListKind> {
+    return (this.#changes ??= Effect.runSync(PubSub.unbounded<ListKind>()))
+  }
+
+  get resourceUpdates(): PubSub.PubSub<string> {
+    return (this.#updates ??= Effect.runSync(PubSub.unbounded<string>()))
+  }
+
+  get tasks(): TaskStore.TaskStore {
+    const { tasks } = this.options
+    return (this.#tasks ??= Effect.runSync(Scope.extend(
+      TaskStore.make({
+        pollInterval: Duration.toMillis(tasks?.pollInterval ?? Duration.seconds(1)),
+        maxTtl: Duration.toMillis(tasks?.maxTtl ?? Duration.hours(1))
+      }),
+      this.scope
+    )))
+  }
+
+  #changed(kind: ListKind): Effect.Effect<void> {
+    this.#capabilities = undefined
+    if (this.#watchers !== undefined) { for (const watcher of this.#watchers) watcher.listChanged(kind) }
+    return this.#changes === undefined ? Effect.void : Effect.asVoid(PubSub.publish(this.#changes, kind))
+  }
+
+  #put<A>(map: Map<string, A>, key: string, value: A, kind: ListKind): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      map.set(key, value)
+      return this.#changed(kind)
+    })
+  }
+
+  #drop<A>(map: Map<string, A>, key: string, kind: ListKind): Effect.Effect<void> {
+    return Effect.suspend(() => (map.delete(key) ? this.#changed(kind) : Effect.void))
+  }
+
+  #derive(): Mcp.ServerCapabilities {
+    const forced = this.options.capabilities ?? {}
+    const hasResources = this.#resources.size > 0 || this.#templates.size > 0 || forced.resources === true
+    const hasPrompts = this.#prompts.size > 0 || forced.prompts === true
+    const hasTasks = [...this.#tools.values()].some((t) =>
+      (t.descriptor.execution?.taskSupport ?? "forbidden") !== "forbidden"
+    )
+    const extensions = hasTasks ? { ...forced.extensions, [ServerSession.tasksExtension]: {} } : forced.extensions
     return {
-      options,
-      info,
-      addTool: (t) => put(tools, t.descriptor.name, t, "tools"),
-      removeTool: (n) => drop(tools, n, "tools"),
-      addResource: (r) => put(resources, r.descriptor.uri, r, "resources"),
-      removeResource: (uri) => drop(resources, uri, "resources"),
-      addTemplate: (t) => put(templates, t.descriptor.uriTemplate, t, "resources"),
-      removeTemplate: (uriTemplate) => drop(templates, uriTemplate, "resources"),
-      addPrompt: (p) => put(prompts, p.descriptor.name, p, "prompts"),
-      removePrompt: (n) => drop(prompts, n, "prompts"),
-      tools: () => [...tools.values()],
-      tool: (n) => tools.get(n),
-      resources: () => [...resources.values()],
-      resource: (uri) => resources.get(uri),
-      templates: () => [...templates.values()],
-      prompts: () => [...prompts.values()],
-      prompt: (n) => prompts.get(n),
-      capabilities,
-      notifyResourceUpdated: (uri) =>
-        Effect.suspend(() => {
-          for (const watcher of watchers) watcher.resourceUpdated(uri)
-          return updatesHub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(updatesHub, uri))
-        }),
-      get changes() {
-        return (changesHub ??= Effect.runSync(PubSub.unbounded<ListKind>()))
-      },
-      get resourceUpdates() {
-        return (updatesHub ??= Effect.runSync(PubSub.unbounded<string>()))
-      },
-      watch: (watcher) => Scoped.acquireSync(() => watchers.add(watcher), () => watchers.delete(watcher)),
-      requestState,
-      tasks,
-      stats: () => {
-        let live = 0
-        let inFlight = 0
-        let pending = 0
-        for (const c of connections) {
-          if (c.isClosed?.() === true) continue
-          live++
-          inFlight += c.inFlight()
-          pending += c.pending()
-        }
-        return { connections: live, inFlight, pending }
-      },
-      track: (connection) =>
-        Effect.asVoid(Scoped.acquireSync(() => connections.add(connection), () => connections.delete(connection)))
+      ...(this.#tools.size > 0 || forced.tools === true ? { tools: { listChanged: true } } : {}),
+      ...(hasResources ? { resources: { listChanged: true, subscribe: true } } : {}),
+      ...(hasPrompts ? { prompts: { listChanged: true } } : {}),
+      ...(hasPrompts || hasResources ? { completions: {} } : {}),
+      ...(forced.logging === false ? {} : { logging: {} }),
+      ...(forced.experimental === undefined ? {} : { experimental: forced.experimental }),
+      ...(hasTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+      ...(extensions === undefined ? {} : { extensions })
+    } as Mcp.ServerCapabilities
+  }
+
+  readonly addTool = (t: Tool.Tool) => this.#put(this.#tools, t.descriptor.name, t, "tools")
+  readonly removeTool = (n: string) => this.#drop(this.#tools, n, "tools")
+  readonly addResource = (r: Resource.Resource) => this.#put(this.#resources, r.descriptor.uri, r, "resources")
+  readonly removeResource = (uri: string) => this.#drop(this.#resources, uri, "resources")
+  readonly addTemplate = (t: Resource.Template) => this.#put(this.#templates, t.descriptor.uriTemplate, t, "resources")
+  readonly removeTemplate = (uriTemplate: string) => this.#drop(this.#templates, uriTemplate, "resources")
+  readonly addPrompt = (p: Prompt.Prompt) => this.#put(this.#prompts, p.descriptor.name, p, "prompts")
+  readonly removePrompt = (n: string) => this.#drop(this.#prompts, n, "prompts")
+  readonly tools = () => [...this.#tools.values()]
+  readonly tool = (n: string) => this.#tools.get(n)
+  readonly resources = () => [...this.#resources.values()]
+  readonly resource = (uri: string) => this.#resources.get(uri)
+  readonly templates = () => [...this.#templates.values()]
+  readonly prompts = () => [...this.#prompts.values()]
+  readonly prompt = (n: string) => this.#prompts.get(n)
+  readonly capabilities = (): Mcp.ServerCapabilities => (this.#capabilities ??= this.#derive())
+  readonly notifyResourceUpdated = (uri: string) =>
+    Effect.suspend(() => {
+      if (this.#watchers !== undefined) { for (const watcher of this.#watchers) watcher.resourceUpdated(uri) }
+      return this.#updates === undefined ? Effect.void : Effect.asVoid(PubSub.publish(this.#updates, uri))
+    })
+  readonly watch = (watcher: ChangeWatcher) =>
+    Scoped.acquireSync(() => {
+      ;(this.#watchers ??= new Set()).add(watcher)
+    }, () => {
+      this.#watchers?.delete(watcher)
+    })
+  readonly stats = (): ServerStats => {
+    let live = 0
+    let inFlight = 0
+    let pending = 0
+    if (this.#connections !== undefined) {
+      for (const c of this.#connections) {
+        if (c.isClosed?.() === true) continue
+        live++
+        inFlight += c.inFlight()
+        pending += c.pending()
+      }
     }
-  })
+    return { connections: live, inFlight, pending }
+  }
+  readonly track = (connection: ConnectionCounts) =>
+    Scoped.acquireSync(() => {
+      ;(this.#connections ??= new Set()).add(connection)
+    }, () => {
+      this.#connections?.delete(connection)
+    })
+}
+
+/** Makes a server registry (its tasks run in the given scope). */
+export const make = (options: Options): Effect.Effect<McpServerService, never, Scope.Scope> =>
+  Effect.map(Effect.scope, (scope) => new Registry(options, RequestState.make(options.requestStateKey), scope))
 
 /** A server registry as a Layer. */
 export const layer = (options: Options): Layer.Layer<McpServer> => Layer.scoped(McpServer, make(options))
@@ -344,6 +379,16 @@ export const prompt = <
 
 const renamed = (server: McpServerService, prefix: string): McpServerService => ({
   ...server,
+  // Made on first use behind getters, which a spread does not copy.
+  get changes() {
+    return server.changes
+  },
+  get resourceUpdates() {
+    return server.resourceUpdates
+  },
+  get tasks() {
+    return server.tasks
+  },
   addTool: (t) => server.addTool({ ...t, descriptor: { ...t.descriptor, name: prefix + t.descriptor.name } }),
   removeTool: (n) => server.removeTool(prefix + n),
   addPrompt: (p) => server.addPrompt({ ...p, descriptor: { ...p.descriptor, name: prefix + p.descriptor.name } }),

@@ -39,42 +39,61 @@ export interface Signer {
   readonly verify: (token: string) => Effect.Effect<State | undefined>
 }
 
-/** Makes a signer from a secret (a random one when none is configured). */
-export const make = (secret: string | Uint8Array | undefined): Effect.Effect<Signer> =>
-  Effect.gen(function*() {
-    const raw = secret === undefined
-      ? globalThis.crypto.getRandomValues(new Uint8Array(32))
-      : typeof secret === "string"
-      ? encoder.encode(secret)
-      : secret
-    const key = yield* Effect.promise(() =>
-      globalThis.crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"])
-    )
-    const sign = (state: State) =>
-      Effect.promise(async () => {
-        const payload = encoder.encode(JSON.stringify([state.method, state.target, state.answers]))
-        const mac = new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", key, payload))
-        return `${toBase64Url(payload)}.${toBase64Url(mac)}`
-      })
-    const verify = (token: string) =>
-      Effect.promise(async (): Promise<State | undefined> => {
-        const [p, m, extra] = token.split(".")
-        if (p === undefined || m === undefined || extra !== undefined) return undefined
-        const payload = fromBase64Url(p)
-        const mac = fromBase64Url(m)
-        if (payload === undefined || mac === undefined) return undefined
-        const ok = await globalThis.crypto.subtle.verify("HMAC", key, mac, payload)
-        if (!ok) return undefined
-        try {
-          const [method, target, answers] = JSON.parse(decoder.decode(payload)) as [
-            string,
-            string,
-            Record<string, unknown>
-          ]
-          return { method, target, answers }
-        } catch {
-          return undefined
-        }
-      })
-    return { sign, verify }
-  })
+/**
+ * A signer whose key is imported, from the configured secret or else from random bytes, on first use: a server that
+ * never signs a state holds no key.
+ */
+type Key = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
+
+class HmacSigner implements Signer {
+  #key: Promise<Key> | undefined
+
+  constructor(private readonly secret: string | Uint8Array | undefined) {}
+
+  #cryptoKey(): Promise<Key> {
+    return (this.#key ??= globalThis.crypto.subtle.importKey(
+      "raw",
+      this.secret === undefined
+        ? globalThis.crypto.getRandomValues(new Uint8Array(32))
+        : typeof this.secret === "string"
+        ? encoder.encode(this.secret)
+        : this.secret,
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"]
+    ))
+  }
+
+  sign(state: State): Effect.Effect<string> {
+    return Effect.promise(async () => {
+      const payload = encoder.encode(JSON.stringify([state.method, state.target, state.answers]))
+      const mac = new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", await this.#cryptoKey(), payload))
+      return `${toBase64Url(payload)}.${toBase64Url(mac)}`
+    })
+  }
+
+  verify(token: string): Effect.Effect<State | undefined> {
+    return Effect.promise(async (): Promise<State | undefined> => {
+      const [p, m, extra] = token.split(".")
+      if (p === undefined || m === undefined || extra !== undefined) return undefined
+      const payload = fromBase64Url(p)
+      const mac = fromBase64Url(m)
+      if (payload === undefined || mac === undefined) return undefined
+      const ok = await globalThis.crypto.subtle.verify("HMAC", await this.#cryptoKey(), mac, payload)
+      if (!ok) return undefined
+      try {
+        const [method, target, answers] = JSON.parse(decoder.decode(payload)) as [
+          string,
+          string,
+          Record<string, unknown>
+        ]
+        return { method, target, answers }
+      } catch {
+        return undefined
+      }
+    })
+  }
+}
+
+/** Makes a signer from a secret (a random one, per signer, when none is configured). */
+export const make = (secret: string | Uint8Array | undefined): Signer => new HmacSigner(secret)

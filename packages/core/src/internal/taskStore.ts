@@ -71,127 +71,158 @@ export interface Options {
   readonly maxTtl: number
 }
 
-/** Makes a task store whose task fibers live in the current scope. */
-export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const entries = new Map<string, TaskEntry>()
-    // One map holds each task's fiber: its run, then (once settled) its expiry. It is made, in the store's scope,
-    // with the first task (its making is synchronous): a server that runs no task holds no map.
-    const scope = yield* Effect.scope
-    let made: FiberMap.FiberMap<string> | undefined
-    const fibers = () => (made ??= Effect.runSync(Scope.extend(FiberMap.make<string>(), scope)))
-    const running = (taskId: string) => `run ${taskId}`
-    const expiry = (taskId: string) => `expiry ${taskId}`
+const running = (taskId: string) => `run ${taskId}`
+const expiry = (taskId: string) => `expiry ${taskId}`
 
-    const update = (entry: TaskEntry, status: Mcp.TaskStatus, onStatus: StartOptions["onStatus"], message?: string) =>
-      Effect.flatMap(iso, (at) => {
-        if (terminal(entry.task.status)) return Effect.void
-        const { statusMessage: _previous, ...rest } = entry.task
-        entry.task = {
-          ...rest,
-          status,
-          lastUpdatedAt: at,
-          ...(message === undefined ? {} : { statusMessage: message })
-        }
-        return onStatus(entry.task)
-      })
+/**
+ * The store: its state as fields and its operations on the prototype, with its map of tasks and the map of their
+ * fibers made with the first task, so that a server that runs no task pays for a few fields.
+ */
+class Store implements TaskStore {
+  #entries: Map<string, TaskEntry> | undefined
+  #fibers: FiberMap.FiberMap<string> | undefined
+  #onStatus: WeakMap<TaskEntry, StartOptions["onStatus"]> | undefined
 
-    const forget = (taskId: string) =>
-      Effect.suspend(() => {
-        entries.delete(taskId)
-        return Effect.zipRight(FiberMap.remove(fibers(), running(taskId)), FiberMap.remove(fibers(), expiry(taskId)))
-      })
+  constructor(private readonly options: Options, private readonly scope: Scope.Scope) {}
 
-    /** Forgets a settled task once its ttl has passed since its creation. */
-    const expire = (entry: TaskEntry) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const ttl = entry.task.ttl ?? options.maxTtl
-        const left = Math.max(0, Date.parse(entry.task.createdAt) + ttl - now)
-        return FiberMap.run(
-          fibers(),
-          expiry(entry.task.taskId),
-          Effect.zipRight(
-            Effect.sleep(Duration.millis(left)),
-            Effect.sync(() => entries.delete(entry.task.taskId))
-          )
+  get #tasks(): Map<string, TaskEntry> {
+    return (this.#entries ??= new Map())
+  }
+
+  /** The map holding each task's fiber, its run and then (once settled) its expiry; made synchronously in the scope. */
+  #fiberMap(): FiberMap.FiberMap<string> {
+    return (this.#fibers ??= Effect.runSync(Scope.extend(FiberMap.make<string>(), this.scope)))
+  }
+
+  #update(entry: TaskEntry, status: Mcp.TaskStatus, onStatus: StartOptions["onStatus"], message?: string) {
+    return Effect.flatMap(iso, (at) => {
+      if (terminal(entry.task.status)) return Effect.void
+      const { statusMessage: _previous, ...rest } = entry.task
+      entry.task = {
+        ...rest,
+        status,
+        lastUpdatedAt: at,
+        ...(message === undefined ? {} : { statusMessage: message })
+      }
+      return onStatus(entry.task)
+    })
+  }
+
+  #forget(taskId: string) {
+    return Effect.suspend(() => {
+      this.#entries?.delete(taskId)
+      const fibers = this.#fiberMap()
+      return Effect.zipRight(FiberMap.remove(fibers, running(taskId)), FiberMap.remove(fibers, expiry(taskId)))
+    })
+  }
+
+  /** Forgets a settled task once its ttl has passed since its creation. */
+  #expire(entry: TaskEntry) {
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const ttl = entry.task.ttl ?? this.options.maxTtl
+      const left = Math.max(0, Date.parse(entry.task.createdAt) + ttl - now)
+      return FiberMap.run(
+        this.#fiberMap(),
+        expiry(entry.task.taskId),
+        Effect.zipRight(
+          Effect.sleep(Duration.millis(left)),
+          Effect.sync(() => this.#entries?.delete(entry.task.taskId))
         )
-      })
+      )
+    })
+  }
 
-    const onStatusOf = new WeakMap<TaskEntry, StartOptions["onStatus"]>()
+  start(
+    run: Effect.Effect<Mcp.CallToolResult, McpError.McpError>,
+    { onStatus, owner, ttl }: StartOptions
+  ): Effect.Effect<Mcp.Task> {
+    const store = this
+    const { maxTtl, pollInterval } = this.options
+    return Effect.gen(function*() {
+      const at = yield* iso
+      const taskId = globalThis.crypto.randomUUID()
+      const entry: TaskEntry = {
+        task: {
+          taskId,
+          status: "working",
+          createdAt: at,
+          lastUpdatedAt: at,
+          ttl: Math.min(ttl ?? maxTtl, maxTtl),
+          pollInterval
+        },
+        owner,
+        outcome: yield* Deferred.make<Outcome>()
+      }
+      store.#tasks.set(taskId, entry)
+      ;(store.#onStatus ??= new WeakMap()).set(entry, onStatus)
+      const settle = (exit: Exit.Exit<Mcp.CallToolResult, McpError.McpError>) =>
+        Effect.gen(function*() {
+          const status: Mcp.TaskStatus = Exit.isSuccess(exit)
+            ? (exit.value.isError === true ? "failed" : "completed")
+            : Exit.isInterrupted(exit)
+            ? "cancelled"
+            : "failed"
+          // A defect is logged here and reaches the client as a bare internal error.
+          if (Exit.isFailure(exit) && Cause.isDie(exit.cause)) {
+            yield* Effect.logError("effect-mcp: a task's tool call died", exit.cause)
+          }
+          const outcome: Outcome = Exit.isFailure(exit) && Cause.isDie(exit.cause)
+            ? Exit.fail(new McpError.InternalError({ message: "Internal error" }))
+            : exit
+          yield* store.#update(entry, status, onStatus)
+          yield* Deferred.succeed(entry.outcome, outcome)
+          if (store.#entries?.get(taskId) === entry) yield* store.#expire(entry)
+        })
+      yield* FiberMap.run(store.#fiberMap(), running(taskId), Effect.onExit(Effect.interruptible(run), settle))
+      return entry.task
+    })
+  }
 
-    const start: TaskStore["start"] = (run, { onStatus, owner, ttl }) =>
-      Effect.gen(function*() {
-        const at = yield* iso
-        const taskId = globalThis.crypto.randomUUID()
-        const entry: TaskEntry = {
-          task: {
-            taskId,
-            status: "working",
-            createdAt: at,
-            lastUpdatedAt: at,
-            ttl: Math.min(ttl ?? options.maxTtl, options.maxTtl),
-            pollInterval: options.pollInterval
-          },
-          owner,
-          outcome: yield* Deferred.make<Outcome>()
-        }
-        entries.set(taskId, entry)
-        onStatusOf.set(entry, onStatus)
-        const settle = (exit: Exit.Exit<Mcp.CallToolResult, McpError.McpError>) =>
-          Effect.gen(function*() {
-            const status: Mcp.TaskStatus = Exit.isSuccess(exit)
-              ? (exit.value.isError === true ? "failed" : "completed")
-              : Exit.isInterrupted(exit)
-              ? "cancelled"
-              : "failed"
-            // A defect is logged here and reaches the client as a bare internal error.
-            if (Exit.isFailure(exit) && Cause.isDie(exit.cause)) {
-              yield* Effect.logError("effect-mcp: a task's tool call died", exit.cause)
-            }
-            const outcome: Outcome = Exit.isFailure(exit) && Cause.isDie(exit.cause)
-              ? Exit.fail(new McpError.InternalError({ message: "Internal error" }))
-              : exit
-            yield* update(entry, status, onStatus)
-            yield* Deferred.succeed(entry.outcome, outcome)
-            if (entries.get(taskId) === entry) yield* expire(entry)
-          })
-        yield* FiberMap.run(fibers(), running(taskId), Effect.onExit(Effect.interruptible(run), settle))
-        return entry.task
-      })
+  find(owner: string, taskId: string): Effect.Effect<TaskEntry, McpError.McpError> {
+    const entry = this.#entries?.get(taskId)
+    return entry === undefined || entry.owner !== owner
+      ? Effect.fail(invalidParams(`Unknown task: ${taskId}`))
+      : Effect.succeed(entry)
+  }
 
-    const find: TaskStore["find"] = (owner, taskId) => {
-      const entry = entries.get(taskId)
-      return entry === undefined || entry.owner !== owner
-        ? Effect.fail(invalidParams(`Unknown task: ${taskId}`))
-        : Effect.succeed(entry)
-    }
+  cancel(entry: TaskEntry, statusMessage: string): Effect.Effect<Mcp.Task, McpError.McpError> {
+    const store = this
+    return Effect.gen(function*() {
+      if (terminal(entry.task.status)) {
+        return yield* invalidParams(`Task ${entry.task.taskId} is already ${entry.task.status}`)
+      }
+      yield* store.#update(entry, "cancelled", store.#onStatus?.get(entry) ?? (() => Effect.void), statusMessage)
+      yield* FiberMap.remove(store.#fiberMap(), running(entry.task.taskId))
+      return entry.task
+    })
+  }
 
-    const cancel: TaskStore["cancel"] = (entry, statusMessage) =>
-      Effect.gen(function*() {
-        if (terminal(entry.task.status)) {
-          return yield* invalidParams(`Task ${entry.task.taskId} is already ${entry.task.status}`)
-        }
-        yield* update(entry, "cancelled", onStatusOf.get(entry) ?? (() => Effect.void), statusMessage)
-        yield* FiberMap.remove(fibers(), running(entry.task.taskId))
-        return entry.task
-      })
+  list(owner: string): ReadonlyArray<Mcp.Task> {
+    return this.#entries === undefined
+      ? []
+      : [...this.#entries.values()].filter((e) => e.owner === owner).map((e) => e.task)
+  }
 
-    const release: TaskStore["release"] = (owner) =>
-      Effect.forEach(
+  release(owner: string): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const entries = this.#entries
+      if (entries === undefined) return Effect.void
+      return Effect.forEach(
         [...entries.values()].filter((e) => e.owner === owner),
-        (e) => forget(e.task.taskId),
+        (e) => this.#forget(e.task.taskId),
         { discard: true }
       )
+    })
+  }
 
-    return {
-      start,
-      find,
-      cancel,
-      list: (owner) => [...entries.values()].filter((e) => e.owner === owner).map((e) => e.task),
-      release,
-      size: () => entries.size
-    }
-  })
+  size(): number {
+    return this.#entries?.size ?? 0
+  }
+}
+
+/** Makes a task store whose task fibers live in the current scope. */
+export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Scope> =>
+  Effect.map(Effect.scope, (scope) => new Store(options, scope))
 
 /** The owner of stateless requests' tasks: the authenticated client, or everyone when there is no authentication. */
 export const statelessOwner = (auth: { readonly clientId?: string; readonly token: string } | undefined): string =>
