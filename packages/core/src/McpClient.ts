@@ -237,22 +237,90 @@ const record = (u: unknown): Record<string, unknown> => (isRecord(u) ? u : {})
 
 const capabilityName = (path: ReadonlyArray<string>) => path.join(".")
 
-/** Connects over the current Transport and performs the handshake. */
-export const make = (
-  options: Options
-): Effect.Effect<McpClientService, HandshakeFailed, Transport.Transport | Scope.Scope> =>
-  Effect.gen(function*() {
-    const sampling = yield* Effect.serviceOption(ClientHandlers.SamplingHandler)
-    const elicitation = yield* Effect.serviceOption(ClientHandlers.ElicitationHandler)
-    const roots = yield* Effect.serviceOption(ClientHandlers.RootsProvider)
-    // The notification hub is made for its first reader (synchronously): until then a notification has no reader
-    // and is dropped, as a hub without subscribers would drop it.
-    let hub: PubSub.PubSub<JsonRpc.Notification> | undefined
-    const notifications = () => (hub ??= Effect.runSync(PubSub.unbounded<JsonRpc.Notification>()))
-    const outputSchemas = new Map<string, unknown>()
-    let revision: Revision.Revision = options.revision ?? Revision.latestHandshake
+/** What negotiation found. */
+interface Negotiated {
+  readonly revision: Revision.Revision
+  readonly stateless: boolean
+  readonly serverInfo: Mcp.Implementation
+  readonly serverCapabilities: Mcp.ServerCapabilities
+  readonly instructions: string | undefined
+}
 
-    const capabilities: Mcp.ClientCapabilities = {
+/** The paging parameter of a list request. */
+const paged = (cursor: string | undefined) => (cursor === undefined ? undefined : { cursor })
+
+/** Every item of a list, following every page (a repeated cursor is the server's violation). */
+const allPages = <A>(
+  fetch: (cursor: string | undefined) => Effect.Effect<{ readonly nextCursor?: string }, McpClientError>,
+  items: (page: never) => ReadonlyArray<A>
+): Effect.Effect<ReadonlyArray<A>, McpClientError> =>
+  Effect.gen(function*() {
+    const out: Array<A> = []
+    const seen = new Set<string>()
+    let cursor: string | undefined
+    do {
+      const page = yield* fetch(cursor)
+      out.push(...items(page as never))
+      cursor = page.nextCursor
+      if (cursor !== undefined) {
+        if (seen.has(cursor)) return yield* new ProtocolViolation({ reason: "the server repeated a cursor" })
+        seen.add(cursor)
+      }
+    } while (cursor !== undefined)
+    return out
+  })
+
+const decodeAs = <A>(type: string, rev: Revision.Revision | "domain", raw: unknown, what: string) => {
+  const decoded = Codec.decode(rev, type, raw)
+  return Either.isRight(decoded)
+    ? Effect.succeed(decoded.right as A)
+    : Effect.fail(
+      new ProtocolViolation({ reason: `the server's ${what} is invalid: ${Codec.describe(decoded.left)}` })
+    )
+}
+
+const taskOf = (raw: Record<string, unknown>, what: string) => decodeAs<Mcp.Task>("Task", "domain", raw, what)
+
+const notFound = (method: string) =>
+  Effect.fail<JsonRpc.ErrorObject>({ code: McpError.codes.MethodNotFound, message: `Method not found: ${method}` })
+
+/** The notifications of one method, from a client's hub. */
+const byMethod = (hub: PubSub.PubSub<JsonRpc.Notification>, method: string) =>
+  Stream.fromPubSub(hub).pipe(Stream.filter((n) => n.method === method))
+
+/**
+ * One connection's client: its state as fields, its internals on the prototype and its operations as bound
+ * functions (destructuring them works). It is also the engine's handlers of the server's requests. The Streams of
+ * notifications are built on first use, behind accessors: eager Stream values cost about 28 KB a connection, which a
+ * host with many servers would pay for streams it never reads.
+ */
+class Client implements McpClientService, Engine.Handlers<JsonRpc.ErrorObject> {
+  engine!: Engine.Engine
+  revision: Revision.Revision
+  stateless = false
+  serverInfo: Mcp.Implementation = { name: "unknown", version: "unknown" }
+  serverCapabilities: Mcp.ServerCapabilities = {}
+  instructions: string | undefined = undefined
+  readonly capabilities: Mcp.ClientCapabilities
+  readonly clientInfo: Mcp.Implementation
+  logLevel: Mcp.LoggingLevel | undefined = undefined
+  // The same for every request until the revision or the log level changes: built once, not per request.
+  metaCache: { readonly rev: Revision.Revision; readonly level: unknown; readonly meta: object } | undefined = undefined
+  // The notification hub is made for its first reader (synchronously): until then a notification has no reader
+  // and is dropped, as a hub without subscribers would drop it.
+  hub: PubSub.PubSub<JsonRpc.Notification> | undefined = undefined
+  outputSchemas: Map<string, unknown> | undefined = undefined
+  listCache: Map<string, { readonly expires: number; readonly result: unknown }> | undefined = undefined
+  streams: Record<string, Stream.Stream<unknown>> | undefined = undefined
+
+  constructor(
+    readonly options: Options,
+    readonly sampling: Option.Option<ClientHandlers.SamplingHandlerService>,
+    readonly elicitation: Option.Option<ClientHandlers.ElicitationHandlerService>,
+    readonly roots: Option.Option<ClientHandlers.RootsProviderService>
+  ) {
+    this.revision = options.revision ?? Revision.latestHandshake
+    this.capabilities = {
       ...options.capabilities,
       ...(Option.isSome(roots) ? { roots: { listChanged: roots.value.changes !== undefined } } : {}),
       ...(Option.isSome(sampling) ? { sampling: sampling.value.tools === true ? { tools: {} } : {} } : {}),
@@ -262,160 +330,620 @@ export const make = (
         }
         : {})
     }
-
-    const answer = <A>(method: string, params: unknown, run: (p: never) => Effect.Effect<A, McpError.McpError>) => {
-      const decoded = Codec.decodeParamsLenient(method, revision, params)
-      if (Either.isLeft(decoded)) {
-        return Effect.fail<JsonRpc.ErrorObject>({
-          code: McpError.codes.InvalidParams,
-          message: `Invalid params for ${method}: ${Codec.describe(decoded.left)}`
-        })
-      }
-      return run(decoded.right as never).pipe(
-        Effect.flatMap((result) => {
-          const encoded = Codec.encodeResultLenient(method, revision, result)
-          return Either.isRight(encoded)
-            ? Effect.succeed(encoded.right as Record<string, unknown>)
-            : Effect.fail(
-              new McpError.InternalError({ message: `Invalid ${method} result: ${Codec.describe(encoded.left)}` })
-            )
-        }),
-        Effect.mapError((e) => (McpError.isMcpError(e) ? McpError.toWire(e, revision) : e))
-      )
-    }
-
-    const notFound = (method: string) =>
-      Effect.fail<JsonRpc.ErrorObject>({ code: McpError.codes.MethodNotFound, message: `Method not found: ${method}` })
-
-    const engine = yield* Engine.make({
-      onRequest: (request) => {
-        switch (request.method) {
-          case "ping":
-            return Effect.succeed({})
-          case "sampling/createMessage":
-            return Option.isSome(sampling)
-              ? answer(request.method, request.params, sampling.value.createMessage)
-              : notFound(request.method)
-          case "elicitation/create":
-            return Option.isSome(elicitation)
-              ? answer(request.method, request.params, elicitation.value.elicit)
-              : notFound(request.method)
-          case "roots/list":
-            return Option.isSome(roots)
-              ? answer(request.method, request.params, () => Effect.map(roots.value.roots, (r) => ({ roots: r })))
-              : notFound(request.method)
-          default:
-            return notFound(request.method)
-        }
-      },
-      toWire: (error) => error,
-      onNotification: (notification) =>
-        hub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(hub, notification)),
-      acceptsBatch: () => false
-    }, options.requestTimeout === undefined ? {} : { defaultTimeout: options.requestTimeout })
-
-    // ---------- negotiation: server/discover first, initialize as the fallback ----------
-
-    const clientInfo = {
+    this.clientInfo = {
       name: options.name,
       version: options.version,
       ...(options.title ? { title: options.title } : {})
     }
-    let logLevel: Mcp.LoggingLevel | undefined
-    // The same for every request until the revision or the log level changes: built once, not per request.
-    let metaCache: { readonly rev: Revision.Revision; readonly level: unknown; readonly meta: object } | undefined
-    const statelessMeta = (rev: Revision.Revision): object => {
-      if (metaCache === undefined || metaCache.rev !== rev || metaCache.level !== logLevel) {
-        metaCache = {
-          rev,
-          level: logLevel,
-          meta: {
-            [metaKeys.protocolVersion]: rev,
-            [metaKeys.clientInfo]: clientInfo,
-            [metaKeys.clientCapabilities]: capabilities,
-            ...(logLevel === undefined ? {} : { [metaKeys.logLevel]: logLevel })
-          }
-        }
-      }
-      return metaCache.meta
+    Object.defineProperties(this, Client.#lazy)
+  }
+
+  /** Records what negotiation found. */
+  connected(found: Negotiated): this {
+    this.revision = found.revision
+    this.stateless = found.stateless
+    this.serverInfo = found.serverInfo
+    this.serverCapabilities = found.serverCapabilities
+    this.instructions = found.instructions
+    return this
+  }
+
+  notificationHub(): PubSub.PubSub<JsonRpc.Notification> {
+    return (this.hub ??= Effect.runSync(PubSub.unbounded<JsonRpc.Notification>()))
+  }
+
+  statelessMeta(rev: Revision.Revision): object {
+    const cached = this.metaCache
+    if (cached !== undefined && cached.rev === rev && cached.level === this.logLevel) return cached.meta
+    const logLevel = this.logLevel
+    const meta = {
+      [metaKeys.protocolVersion]: rev,
+      [metaKeys.clientInfo]: this.clientInfo,
+      [metaKeys.clientCapabilities]: this.capabilities,
+      ...(logLevel === undefined ? {} : { [metaKeys.logLevel]: logLevel })
     }
+    this.metaCache = { rev, level: logLevel, meta }
+    return meta
+  }
+
+  // ---------- the engine's handlers: the server's requests and notifications ----------
+
+  answer<A>(method: string, params: unknown, run: (p: never) => Effect.Effect<A, McpError.McpError>) {
+    const decoded = Codec.decodeParamsLenient(method, this.revision, params)
+    if (Either.isLeft(decoded)) {
+      return Effect.fail<JsonRpc.ErrorObject>({
+        code: McpError.codes.InvalidParams,
+        message: `Invalid params for ${method}: ${Codec.describe(decoded.left)}`
+      })
+    }
+    return run(decoded.right as never).pipe(
+      Effect.flatMap((result) => {
+        const encoded = Codec.encodeResultLenient(method, this.revision, result)
+        return Either.isRight(encoded)
+          ? Effect.succeed(encoded.right as Record<string, unknown>)
+          : Effect.fail(
+            new McpError.InternalError({ message: `Invalid ${method} result: ${Codec.describe(encoded.left)}` })
+          )
+      }),
+      Effect.mapError((e) => (McpError.isMcpError(e) ? McpError.toWire(e, this.revision) : e))
+    )
+  }
+
+  onRequest(request: JsonRpc.Request): Effect.Effect<Record<string, unknown>, JsonRpc.ErrorObject> {
+    switch (request.method) {
+      case "ping":
+        return Effect.succeed({})
+      case "sampling/createMessage":
+        return Option.isSome(this.sampling)
+          ? this.answer(request.method, request.params, this.sampling.value.createMessage)
+          : notFound(request.method)
+      case "elicitation/create":
+        return Option.isSome(this.elicitation)
+          ? this.answer(request.method, request.params, this.elicitation.value.elicit)
+          : notFound(request.method)
+      case "roots/list": {
+        const roots = this.roots
+        return Option.isSome(roots)
+          ? this.answer(request.method, request.params, () => Effect.map(roots.value.roots, (r) => ({ roots: r })))
+          : notFound(request.method)
+      }
+      default:
+        return notFound(request.method)
+    }
+  }
+
+  toWire(error: JsonRpc.ErrorObject): JsonRpc.ErrorObject {
+    return error
+  }
+
+  onNotification(notification: JsonRpc.Notification): Effect.Effect<void> {
+    return this.hub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(this.hub, notification))
+  }
+
+  acceptsBatch(): boolean {
+    return false
+  }
+
+  // ---------- calls ----------
+
+  decodeResult<M extends keyof Method.ClientRequests>(method: M, result: Record<string, unknown>) {
+    const decoded = Codec.decodeResultLenient(method, this.revision, result)
+    return Either.isRight(decoded)
+      ? Effect.succeed(decoded.right as Method.ClientRequests[M]["result"])
+      : Effect.fail(
+        new ProtocolViolation({ reason: `the server's ${method} result is invalid: ${Codec.describe(decoded.left)}` })
+      )
+  }
+
+  /** One stateless round: the request (with the answers to the last round's input requests), then the next round. */
+  round<M extends keyof Method.ClientRequests>(
+    method: M,
+    base: Record<string, unknown> | undefined,
+    callOptions: CallOptions | undefined,
+    cacheKey: string | undefined,
+    n: number,
+    extra: Record<string, unknown> | undefined
+  ): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> {
+    return Effect.flatMap(
+      this.engine.request(method, extra === undefined ? base : { ...base, ...extra }, callOptions),
+      (raw) => {
+        if (raw.resultType !== "input_required") {
+          if (cacheKey === undefined) return this.decodeResult(method, raw)
+          return Effect.flatMap(this.decodeResult(method, raw), (result) => {
+            const ttl = (result as { ttlMs?: number }).ttlMs
+            if (typeof ttl !== "number" || ttl <= 0) return Effect.succeed(result)
+            return Effect.clockWith((clock) => {
+              ;(this.listCache ??= new Map()).set(cacheKey, { expires: clock.unsafeCurrentTimeMillis() + ttl, result })
+              return Effect.succeed(result)
+            })
+          })
+        }
+        const maxRounds = this.options.maxInputRounds ?? 8
+        if (n >= maxRounds) {
+          return Effect.fail(
+            new ProtocolViolation({ reason: `${method} still required input after ${maxRounds} rounds` })
+          )
+        }
+        const client = this
+        return Effect.gen(function*() {
+          const inputResponses: Record<string, unknown> = {}
+          for (const [key, input] of Object.entries(record(raw.inputRequests))) {
+            inputResponses[key] = yield* client.answerInput(record(input))
+          }
+          return yield* client.round(method, base, callOptions, cacheKey, n + 1, {
+            inputResponses,
+            ...(typeof raw.requestState === "string" ? { requestState: raw.requestState } : {})
+          })
+        })
+      }
+    )
+  }
+
+  answerInput(input: Record<string, unknown>): Effect.Effect<unknown, McpClientError> {
+    const method = String(input.method)
+    const params = input.params
+    const run = <A>(handler: (p: never) => Effect.Effect<A, McpError.McpError>) => {
+      const decoded = Codec.decode(this.revision, inputParamTypes[method] ?? "", params ?? {})
+      return Either.isLeft(decoded)
+        ? Effect.fail(
+          new ProtocolViolation({ reason: `invalid ${method} input request: ${Codec.describe(decoded.left)}` })
+        )
+        : handler(decoded.right as never)
+    }
+    switch (method) {
+      case "sampling/createMessage":
+        return Option.isSome(this.sampling)
+          ? run(this.sampling.value.createMessage)
+          : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "sampling" }))
+      case "elicitation/create":
+        return Option.isSome(this.elicitation)
+          ? run(this.elicitation.value.elicit)
+          : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "elicitation" }))
+      case "roots/list":
+        return Option.isSome(this.roots)
+          ? Effect.map(this.roots.value.roots, (r) => ({ roots: r }))
+          : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "roots" }))
+      default:
+        return Effect.fail(new ProtocolViolation({ reason: `unknown input request ${method}` }))
+    }
+  }
+
+  validated(name: string, result: Mcp.CallToolResult | Mcp.InputRequiredResult) {
+    if (!("content" in result)) {
+      return Effect.fail(
+        new ProtocolViolation({ reason: `tools/call ${name} returned an unexpected ${result.resultType} result` })
+      )
+    }
+    const schema = this.outputSchemas?.get(name)
+    if (schema === undefined || result.isError === true) return Effect.succeed(result)
+    if (result.structuredContent === undefined) {
+      return Effect.fail(
+        new ProtocolViolation({ reason: `tool ${name} has an output schema but returned no structuredContent` })
+      )
+    }
+    const problem = check(schema, result.structuredContent)
+    return problem === undefined
+      ? Effect.succeed(result)
+      : Effect.fail(
+        new ProtocolViolation({
+          reason: `tool ${name} returned structuredContent that violates its outputSchema: ${problem}`
+        })
+      )
+  }
+
+  /** The capabilities a request of the 2026 tasks extension declares. */
+  taskCapabilities(): Mcp.ClientCapabilities {
+    return {
+      ...this.capabilities,
+      extensions: { ...this.capabilities.extensions, [tasksExtension]: {} }
+    }
+  }
+
+  /** Under 2026-07-28 the task methods belong to an extension: sent with the request `_meta`, decoded by hand. */
+  extensionRequest(method: string, taskId: string) {
+    return this.engine.request(method, {
+      taskId,
+      _meta: { ...this.statelessMeta(this.revision), [metaKeys.clientCapabilities]: this.taskCapabilities() }
+    })
+  }
+
+  stream<A>(key: string, make: (hub: PubSub.PubSub<JsonRpc.Notification>) => Stream.Stream<A>): Stream.Stream<A> {
+    const streams = (this.streams ??= {})
+    return (streams[key] ??= make(this.notificationHub()) as Stream.Stream<unknown>) as Stream.Stream<A>
+  }
+
+  // ---------- the McpClientService ----------
+
+  /**
+   * The connection's end and its Streams of notifications (built on first use): own accessor properties, defined
+   * once per client and sharing their functions, so that a spread of the client (`{ ...client, callTool }`) copies
+   * them, as it copies the operations.
+   */
+  static readonly #lazy: PropertyDescriptorMap = {
+    closed: {
+      enumerable: true,
+      get(this: Client) {
+        return this.engine.closed
+      }
+    },
+    notifications: {
+      enumerable: true,
+      get(this: Client) {
+        return this.stream("all", (hub) => Stream.fromPubSub(hub))
+      }
+    },
+    toolListChanged: {
+      enumerable: true,
+      get(this: Client) {
+        return this.stream("tools", (hub) => Stream.as(byMethod(hub, "notifications/tools/list_changed"), undefined))
+      }
+    },
+    resourceListChanged: {
+      enumerable: true,
+      get(this: Client) {
+        return this.stream(
+          "resources",
+          (hub) => Stream.as(byMethod(hub, "notifications/resources/list_changed"), undefined)
+        )
+      }
+    },
+    promptListChanged: {
+      enumerable: true,
+      get(this: Client) {
+        return this.stream(
+          "prompts",
+          (hub) => Stream.as(byMethod(hub, "notifications/prompts/list_changed"), undefined)
+        )
+      }
+    },
+    resourceUpdated: {
+      enumerable: true,
+      get(this: Client) {
+        return this.stream(
+          "updated",
+          (hub) => byMethod(hub, "notifications/resources/updated").pipe(Stream.map((n) => String(n.params?.uri)))
+        )
+      }
+    },
+    logMessages: {
+      enumerable: true,
+      get(this: Client) {
+        return this.stream(
+          "log",
+          (hub) =>
+            byMethod(hub, "notifications/message").pipe(
+              Stream.map((n) => n.params as unknown as Mcp.LoggingMessageNotificationParams)
+            )
+        )
+      }
+    }
+  }
+  declare readonly closed: Effect.Effect<void>
+  declare readonly notifications: Stream.Stream<JsonRpc.Notification>
+  declare readonly toolListChanged: Stream.Stream<void>
+  declare readonly resourceListChanged: Stream.Stream<void>
+  declare readonly promptListChanged: Stream.Stream<void>
+  declare readonly resourceUpdated: Stream.Stream<string>
+  declare readonly logMessages: Stream.Stream<Mcp.LoggingMessageNotificationParams>
+
+  readonly stats = (): ClientStats => ({ pending: this.engine.pendingCount(), inFlight: this.engine.inFlight() })
+
+  readonly request = <M extends keyof Method.ClientRequests>(
+    method: M,
+    params: Method.ClientRequests[M]["params"],
+    callOptions?: CallOptions
+  ): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> =>
+    Effect.suspend((): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> => {
+      const revision = this.revision
+      const facts = Method.info(method)
+      if (facts === undefined || !facts.revisions.includes(revision)) {
+        return Effect.fail(
+          new McpError.MethodNotFound({ message: `${method} does not exist in revision ${revision}`, method })
+        )
+      }
+      const cap = Method.requirement(method, revision)
+      if (cap !== undefined && cap.of === "server" && !Method.hasCapability(this.serverCapabilities, cap.path)) {
+        return Effect.fail(new CapabilityMissing({ method, of: "server", capability: capabilityName(cap.path) }))
+      }
+      const stateless = this.stateless
+      const own = record(params)._meta
+      const withMeta = stateless
+        ? {
+          ...(params as object | undefined),
+          _meta: own === undefined ? this.statelessMeta(revision) : { ...record(own), ...this.statelessMeta(revision) }
+        }
+        : params
+      const encoded = Codec.encodeParams(method, revision, withMeta)
+      if (Either.isLeft(encoded)) {
+        return Effect.fail(
+          new ProtocolViolation({ reason: `invalid ${method} params: ${Codec.describe(encoded.left)}` })
+        )
+      }
+      const base = encoded.right as Record<string, unknown> | undefined
+      if (!stateless) {
+        return Effect.flatMap(
+          this.engine.request(method, base, callOptions),
+          (result) => this.decodeResult(method, result)
+        )
+      }
+      const cacheKey = cacheableMethods.has(method) ? `${method} ${JSON.stringify(base ?? {})}` : undefined
+      if (cacheKey === undefined) return this.round(method, base, callOptions, cacheKey, 0, undefined)
+      return Effect.clockWith((clock) => {
+        const hit = this.listCache?.get(cacheKey)
+        return hit !== undefined && hit.expires > clock.unsafeCurrentTimeMillis()
+          ? Effect.succeed(hit.result as Method.ClientRequests[M]["result"])
+          : this.round(method, base, callOptions, cacheKey, 0, undefined)
+      })
+    })
+
+  readonly ping = (o?: CallOptions) => Effect.asVoid(this.request("ping", undefined, o))
+
+  readonly listTools = () =>
+    allPages((c) => this.request("tools/list", paged(c)), (p: Mcp.ListToolsResult) => p.tools).pipe(
+      Effect.tap((tools) =>
+        Effect.sync(() => {
+          this.outputSchemas?.clear()
+          for (const t of tools) {
+            if (t.outputSchema !== undefined) (this.outputSchemas ??= new Map()).set(t.name, t.outputSchema)
+          }
+        })
+      )
+    )
+
+  readonly callTool: McpClientService["callTool"] = (name, args, callOptions) =>
+    this.request("tools/call", args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
+      Effect.flatMap((result) => this.validated(name, result))
+    )
+
+  readonly callToolAsTask: McpClientService["callToolAsTask"] = (name, args, taskOptions) => {
+    const client = this
+    return Effect.gen(function*() {
+      const { ttl, ...callOptions } = taskOptions ?? {}
+      const { engine, revision, serverCapabilities, stateless } = client
+      const base = args === undefined ? { name } : { name, arguments: args }
+      let created: Mcp.Task
+      if (stateless) {
+        const params = {
+          ...base,
+          _meta: { ...client.statelessMeta(revision), [metaKeys.clientCapabilities]: client.taskCapabilities() }
+        }
+        const encoded = Codec.encodeParams("tools/call", revision, params)
+        if (Either.isLeft(encoded)) {
+          return yield* new ProtocolViolation({
+            reason: `invalid tools/call params: ${Codec.describe(encoded.left)}`
+          })
+        }
+        const raw = yield* engine.request("tools/call", encoded.right as Record<string, unknown>, callOptions)
+        if (raw.resultType !== "task") {
+          return yield* new ProtocolViolation({ reason: `tools/call ${name} did not create a task` })
+        }
+        created = yield* taskOf(raw, "task")
+      } else {
+        if (Method.info("tasks/get")?.revisions.includes(revision) !== true) {
+          return yield* new McpError.MethodNotFound({
+            message: `tasks do not exist in revision ${revision}`,
+            method: "tasks/get"
+          })
+        }
+        if (record(serverCapabilities.tasks?.requests?.tools).call === undefined) {
+          return yield* new CapabilityMissing({
+            method: "tools/call",
+            of: "server",
+            capability: "tasks.requests.tools.call"
+          })
+        }
+        const params = { ...base, task: ttl === undefined ? {} : { ttl } }
+        const encoded = Codec.encodeParams("tools/call", revision, params)
+        if (Either.isLeft(encoded)) {
+          return yield* new ProtocolViolation({
+            reason: `invalid tools/call params: ${Codec.describe(encoded.left)}`
+          })
+        }
+        const raw = yield* engine.request("tools/call", encoded.right as Record<string, unknown>, callOptions)
+        const result = yield* decodeAs<Mcp.CreateTaskResult>("CreateTaskResult", revision, raw, "task")
+        created = result.task
+      }
+      const taskId = created.taskId
+      const status: Effect.Effect<Mcp.Task, McpClientError> = stateless
+        ? Effect.flatMap(client.extensionRequest("tasks/get", taskId), (raw) => taskOf(raw, "tasks/get result"))
+        : client.request("tasks/get", { taskId })
+      const cancel: Effect.Effect<Mcp.Task, McpClientError> = stateless
+        ? Effect.flatMap(client.extensionRequest("tasks/cancel", taskId), (raw) => taskOf(raw, "tasks/cancel result"))
+        : client.request("tasks/cancel", { taskId })
+      const outcome: Effect.Effect<Mcp.CallToolResult, McpClientError> = stateless
+        ? Effect.gen(function*() {
+          const raw = yield* client.extensionRequest("tasks/get", taskId)
+          if (isRecord(raw.error)) {
+            return yield* Effect.fail(McpError.fromWire(raw.error as unknown as JsonRpc.ErrorObject))
+          }
+          if (!isRecord(raw.result)) {
+            return yield* new ProtocolViolation({
+              reason: `task ${taskId} ended (${String(raw.status)}) without a result`
+            })
+          }
+          return yield* decodeAs<Mcp.CallToolResult>("CallToolResult", "domain", raw.result, "task result")
+        })
+        : Effect.flatMap(
+          client.request("tasks/result", { taskId }),
+          (raw) => decodeAs<Mcp.CallToolResult>("CallToolResult", revision, raw, "tasks/result result")
+        )
+      const result = Effect.gen(function*() {
+        let task = created
+        while (!ended(task.status)) {
+          yield* Effect.sleep(task.pollInterval ?? 1000)
+          task = yield* status
+        }
+        return yield* Effect.flatMap(outcome, (r) => client.validated(name, r))
+      })
+      return { taskId, created, status, result, cancel }
+    })
+  }
+
+  readonly callToolStream: McpClientService["callToolStream"] = (name, args, callOptions) =>
+    Stream.unwrapScoped(
+      Effect.gen(this, function*() {
+        // A consumer slower than the server's progress sees the newest updates (older ones are dropped),
+        // and always the result: memory stays bounded however fast the server reports.
+        const mailbox = yield* Mailbox.make<CallEvent<Mcp.CallToolResult>, McpClientError>({
+          capacity: progressWindow,
+          strategy: "sliding"
+        })
+        yield* this.callTool(name, args, {
+          ...callOptions,
+          onProgress: (progress) => {
+            mailbox.unsafeOffer({ _tag: "Progress", progress })
+          }
+        }).pipe(
+          Effect.matchEffect({
+            onFailure: (e) => mailbox.fail(e),
+            onSuccess: (result) => mailbox.offer({ _tag: "Result", result }).pipe(Effect.zipRight(mailbox.end))
+          }),
+          Effect.forkScoped
+        )
+        return Mailbox.toStream(mailbox)
+      })
+    )
+
+  readonly listResources = () =>
+    allPages((c) => this.request("resources/list", paged(c)), (p: Mcp.ListResourcesResult) => p.resources)
+
+  readonly listResourceTemplates = () =>
+    allPages(
+      (c) => this.request("resources/templates/list", paged(c)),
+      (p: Mcp.ListResourceTemplatesResult) => p.resourceTemplates
+    )
+
+  readonly readResource = (uri: string, o?: CallOptions) => this.request("resources/read", { uri }, o)
+
+  readonly subscribe = (uri: string) => Effect.asVoid(this.request("resources/subscribe", { uri }))
+
+  readonly unsubscribe = (uri: string) => Effect.asVoid(this.request("resources/unsubscribe", { uri }))
+
+  readonly listPrompts = () =>
+    allPages((c) => this.request("prompts/list", paged(c)), (p: Mcp.ListPromptsResult) => p.prompts)
+
+  readonly getPrompt = (name: string, args?: Readonly<Record<string, string>>, o?: CallOptions) =>
+    this.request("prompts/get", args === undefined ? { name } : { name, arguments: args }, o)
+
+  readonly complete = (params: Mcp.CompleteRequestParams) => this.request("completion/complete", params)
+
+  readonly setLoggingLevel = (level: Mcp.LoggingLevel) =>
+    this.stateless
+      ? Effect.sync(() => {
+        this.logLevel = level
+      })
+      : Effect.asVoid(this.request("logging/setLevel", { level }))
+
+  readonly listen = (filter: Mcp.SubscriptionFilter) =>
+    Stream.unwrapScoped(
+      Effect.gen(this, function*() {
+        const queue = yield* PubSub.subscribe(this.notificationHub())
+        let id: JsonRpc.RequestId | undefined
+        const call = yield* Effect.forkScoped(
+          this.engine.request("subscriptions/listen", {
+            notifications: filter,
+            _meta: this.statelessMeta(this.revision)
+          }, {
+            onId: (i) => {
+              id = i
+            },
+            timeout: "365 days"
+          })
+        )
+        const ours = Stream.fromQueue(queue).pipe(
+          Stream.filter((n) => id !== undefined && record(n.params?._meta)[metaKeys.subscriptionId] === id)
+        )
+        const ended = Stream.fromEffect(Effect.asVoid(Effect.either(call.await))).pipe(Stream.drain)
+        return Stream.merge(ours, ended, { haltStrategy: "either" })
+      })
+    )
+}
+
+/** Probes with `server/discover`: the stateless client when the server speaks 2026-07-28, else undefined. */
+const probe = (client: Client, remember: (era: Era) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const discovered = yield* client.engine.request("server/discover", {
+      _meta: client.statelessMeta(Revision.stateless)
+    }).pipe(
+      Effect.map((r) => Codec.decodeResult("server/discover", Revision.stateless, r)),
+      Effect.map((r) => (Either.isRight(r) ? (r.right as Mcp.DiscoverResult) : undefined)),
+      Effect.catchAll((e) =>
+        e._tag === "ConnectionClosed" || e._tag === "TransportError"
+          ? Effect.fail(new HandshakeFailed({ reason: `server/discover failed: ${describe(e)}`, cause: e }))
+          : Effect.succeed(undefined)
+      )
+    )
+    if (discovered === undefined || !discovered.supportedVersions.includes(Revision.stateless)) return undefined
+    yield* remember("stateless")
+    return client.connected({
+      revision: Revision.stateless,
+      stateless: true,
+      serverInfo: (discovered._meta?.[metaKeys.serverInfo] as Mcp.Implementation | undefined) ??
+        { name: "unknown", version: "unknown" },
+      serverCapabilities: discovered.capabilities,
+      instructions: discovered.instructions
+    })
+  })
+
+/** The `initialize` handshake, offering the pinned revision or else the newest handshake revision. */
+const greet = (client: Client, remember: (era: Era) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const pinned = client.options.revision
+    const requested = pinned ?? Revision.latestHandshake
+    // Encoded for the offered revision, so that capabilities it does not define (elicitation before
+    // 2025-06-18, tasks before 2025-11-25) are not declared to a server that would then use them.
+    const initParams = Codec.encodeParams("initialize", requested, {
+      protocolVersion: requested,
+      capabilities: client.capabilities,
+      clientInfo: client.clientInfo
+    })
+    if (Either.isLeft(initParams)) {
+      return yield* new HandshakeFailed({ reason: `invalid initialize params: ${Codec.describe(initParams.left)}` })
+    }
+    client.revision = requested
+    const initResult = yield* client.engine.request("initialize", initParams.right as Record<string, unknown>).pipe(
+      Effect.mapError((cause) => new HandshakeFailed({ reason: `initialize failed: ${describe(cause)}`, cause }))
+    )
+    const negotiated = initResult.protocolVersion
+    if (!Revision.isRevision(negotiated) || Revision.isStateless(negotiated)) {
+      return yield* new HandshakeFailed({ reason: `the server chose an unsupported revision ${String(negotiated)}` })
+    }
+    if (pinned !== undefined && negotiated !== pinned) {
+      return yield* new HandshakeFailed({
+        reason: `the client is pinned to ${pinned} but the server answered ${negotiated}`
+      })
+    }
+    client.revision = negotiated
+    const init = Codec.decodeResult("initialize", negotiated, initResult)
+    if (Either.isLeft(init)) {
+      return yield* new HandshakeFailed({ reason: `invalid initialize result: ${Codec.describe(init.left)}` })
+    }
+    const initialized = init.right as Mcp.InitializeResult
+    if (pinned === undefined) yield* remember("handshake")
+    yield* client.engine.notify("notifications/initialized", undefined).pipe(
+      Effect.mapError((cause) => new HandshakeFailed({ reason: "could not send notifications/initialized", cause }))
+    )
+    return client.connected({
+      revision: negotiated,
+      stateless: false,
+      serverInfo: initialized.serverInfo,
+      serverCapabilities: initialized.capabilities,
+      instructions: initialized.instructions
+    })
+  })
+
+/** Negotiates: `server/discover` first, `initialize` as the fallback (or as pinned, or as remembered). */
+const negotiate = (client: Client): Effect.Effect<Client, HandshakeFailed> =>
+  Effect.gen(function*() {
+    const options = client.options
     const memory = yield* NegotiationMemory
     const remembered = options.server === undefined || options.revision !== undefined
       ? Option.none<Era>()
       : yield* memory.get(options.server)
     const remember = (era: Era) => (options.server === undefined ? Effect.void : memory.set(options.server, era))
-    /** Probes with `server/discover`: the stateless client when the server speaks 2026-07-28, else undefined. */
-    const probe = Effect.gen(function*() {
-      const discovered = yield* engine.request("server/discover", { _meta: statelessMeta(Revision.stateless) }).pipe(
-        Effect.map((r) => Codec.decodeResult("server/discover", Revision.stateless, r)),
-        Effect.map((r) => (Either.isRight(r) ? (r.right as Mcp.DiscoverResult) : undefined)),
-        Effect.catchAll((e) =>
-          e._tag === "ConnectionClosed" || e._tag === "TransportError"
-            ? Effect.fail(new HandshakeFailed({ reason: `server/discover failed: ${describe(e)}`, cause: e }))
-            : Effect.succeed(undefined)
-        )
-      )
-      if (discovered === undefined || !discovered.supportedVersions.includes(Revision.stateless)) return undefined
-      yield* remember("stateless")
-      revision = Revision.stateless
-      return yield* finish(build({
-        revision: Revision.stateless,
-        stateless: true,
-        serverInfo: (discovered._meta?.[metaKeys.serverInfo] as Mcp.Implementation | undefined) ??
-          { name: "unknown", version: "unknown" },
-        serverCapabilities: discovered.capabilities,
-        instructions: discovered.instructions
-      }))
-    })
-
-    /** The `initialize` handshake, offering the pinned revision or else the newest handshake revision. */
-    const greet = Effect.gen(function*() {
-      const requested = options.revision ?? Revision.latestHandshake
-      // Encoded for the offered revision, so that capabilities it does not define (elicitation before
-      // 2025-06-18, tasks before 2025-11-25) are not declared to a server that would then use them.
-      const initParams = Codec.encodeParams("initialize", requested, {
-        protocolVersion: requested,
-        capabilities,
-        clientInfo
-      })
-      if (Either.isLeft(initParams)) {
-        return yield* new HandshakeFailed({ reason: `invalid initialize params: ${Codec.describe(initParams.left)}` })
-      }
-      revision = requested
-      const initResult = yield* engine.request("initialize", initParams.right as Record<string, unknown>).pipe(
-        Effect.mapError((cause) => new HandshakeFailed({ reason: `initialize failed: ${describe(cause)}`, cause }))
-      )
-      const negotiated = initResult.protocolVersion
-      if (!Revision.isRevision(negotiated) || Revision.isStateless(negotiated)) {
-        return yield* new HandshakeFailed({ reason: `the server chose an unsupported revision ${String(negotiated)}` })
-      }
-      if (options.revision !== undefined && negotiated !== options.revision) {
-        return yield* new HandshakeFailed({
-          reason: `the client is pinned to ${options.revision} but the server answered ${negotiated}`
-        })
-      }
-      revision = negotiated
-      const init = Codec.decodeResult("initialize", revision, initResult)
-      if (Either.isLeft(init)) {
-        return yield* new HandshakeFailed({ reason: `invalid initialize result: ${Codec.describe(init.left)}` })
-      }
-      const initialized = init.right as Mcp.InitializeResult
-      if (options.revision === undefined) yield* remember("handshake")
-      yield* engine.notify("notifications/initialized", undefined).pipe(
-        Effect.mapError((cause) => new HandshakeFailed({ reason: "could not send notifications/initialized", cause }))
-      )
-      return yield* finish(build({
-        revision,
-        stateless: false,
-        serverInfo: initialized.serverInfo,
-        serverCapabilities: initialized.capabilities,
-        instructions: initialized.instructions
-      }))
-    })
-
     if (options.revision !== undefined) {
-      if (!Revision.isStateless(options.revision)) return yield* greet
-      const stateless = yield* probe
+      if (!Revision.isStateless(options.revision)) return yield* greet(client, remember)
+      const stateless = yield* probe(client, remember)
       if (stateless !== undefined) return stateless
       return yield* new HandshakeFailed({
         reason: "the client is pinned to 2026-07-28 but the server does not speak it"
@@ -424,446 +952,46 @@ export const make = (
     if (Option.getOrUndefined(remembered) === "handshake") {
       // Remembered as handshake-only: greeted with `initialize` straight away, with no probe to fail first. Should
       // the server refuse it now (it was upgraded to 2026-07-28 only), the probe still finds it.
-      return yield* greet.pipe(
+      return yield* greet(client, remember).pipe(
         Effect.catchIf(
           (e) => McpError.isMcpError(e.cause),
           (e) =>
-            Effect.flatMap(probe, (stateless) => (stateless === undefined ? Effect.fail(e) : Effect.succeed(stateless)))
-        )
-      )
-    }
-    const stateless = yield* probe
-    return stateless ?? (yield* greet)
-
-    function finish(service: McpClientService) {
-      return Effect.gen(function*() {
-        if (Option.isSome(roots) && roots.value.changes !== undefined && !service.stateless) {
-          yield* roots.value.changes.pipe(
-            Stream.runForEach(() => Effect.ignore(engine.notify("notifications/roots/list_changed", undefined))),
-            Effect.forkScoped
-          )
-        }
-        return service
-      })
-    }
-
-    function build(connection: {
-      readonly revision: Revision.Revision
-      readonly stateless: boolean
-      readonly serverInfo: Mcp.Implementation
-      readonly serverCapabilities: Mcp.ServerCapabilities
-      readonly instructions: string | undefined
-    }): McpClientService {
-      const { serverCapabilities, stateless } = connection
-      revision = connection.revision
-      const maxRounds = options.maxInputRounds ?? 8
-      const listCache = new Map<string, { readonly expires: number; readonly result: unknown }>()
-
-      // ---------- calls ----------
-
-      const request = <M extends keyof Method.ClientRequests>(
-        method: M,
-        params: Method.ClientRequests[M]["params"],
-        callOptions?: CallOptions
-      ): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> =>
-        Effect.suspend((): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> => {
-          const facts = Method.info(method)
-          if (facts === undefined || !facts.revisions.includes(revision)) {
-            return Effect.fail(
-              new McpError.MethodNotFound({ message: `${method} does not exist in revision ${revision}`, method })
-            )
-          }
-          const cap = Method.requirement(method, revision)
-          if (cap !== undefined && cap.of === "server" && !Method.hasCapability(serverCapabilities, cap.path)) {
-            return Effect.fail(new CapabilityMissing({ method, of: "server", capability: capabilityName(cap.path) }))
-          }
-          const own = record(params)._meta
-          const withMeta = stateless
-            ? {
-              ...(params as object | undefined),
-              _meta: own === undefined ? statelessMeta(revision) : { ...record(own), ...statelessMeta(revision) }
-            }
-            : params
-          const encoded = Codec.encodeParams(method, revision, withMeta)
-          if (Either.isLeft(encoded)) {
-            return Effect.fail(
-              new ProtocolViolation({ reason: `invalid ${method} params: ${Codec.describe(encoded.left)}` })
-            )
-          }
-          const base = encoded.right as Record<string, unknown> | undefined
-          const decodeOne = (result: Record<string, unknown>) => {
-            const decoded = Codec.decodeResultLenient(method, revision, result)
-            return Either.isRight(decoded)
-              ? Effect.succeed(decoded.right as Method.ClientRequests[M]["result"])
-              : Effect.fail(
-                new ProtocolViolation({
-                  reason: `the server's ${method} result is invalid: ${Codec.describe(decoded.left)}`
-                })
-              )
-          }
-          if (!stateless) return Effect.flatMap(engine.request(method, base, callOptions), decodeOne)
-          const cacheKey = cacheableMethods.has(method) ? `${method} ${JSON.stringify(base ?? {})}` : undefined
-          type Result = Method.ClientRequests[M]["result"]
-          /** One round: the request (with the answers to the last round's input requests), then the next round. */
-          const round = (
-            n: number,
-            extra: Record<string, unknown> | undefined
-          ): Effect.Effect<Result, McpClientError> =>
             Effect.flatMap(
-              engine.request(method, extra === undefined ? base : { ...base, ...extra }, callOptions),
-              (raw) => {
-                if (raw.resultType !== "input_required") {
-                  if (cacheKey === undefined) return decodeOne(raw)
-                  return Effect.flatMap(decodeOne(raw), (result) => {
-                    const ttl = (result as { ttlMs?: number }).ttlMs
-                    if (typeof ttl !== "number" || ttl <= 0) return Effect.succeed(result)
-                    return Effect.clockWith((clock) => {
-                      listCache.set(cacheKey, { expires: clock.unsafeCurrentTimeMillis() + ttl, result })
-                      return Effect.succeed(result)
-                    })
-                  })
-                }
-                if (n >= maxRounds) {
-                  return Effect.fail(
-                    new ProtocolViolation({ reason: `${method} still required input after ${maxRounds} rounds` })
-                  )
-                }
-                return Effect.gen(function*() {
-                  const inputResponses: Record<string, unknown> = {}
-                  for (const [key, input] of Object.entries(record(raw.inputRequests))) {
-                    inputResponses[key] = yield* answerInput(record(input))
-                  }
-                  return yield* round(n + 1, {
-                    inputResponses,
-                    ...(typeof raw.requestState === "string" ? { requestState: raw.requestState } : {})
-                  })
-                })
-              }
+              probe(client, remember),
+              (stateless) => (stateless === undefined ? Effect.fail(e) : Effect.succeed(stateless))
             )
-          if (cacheKey === undefined) return round(0, undefined)
-          return Effect.clockWith((clock) => {
-            const hit = listCache.get(cacheKey)
-            return hit !== undefined && hit.expires > clock.unsafeCurrentTimeMillis()
-              ? Effect.succeed(hit.result as Result)
-              : round(0, undefined)
-          })
-        })
-
-      const answerInput = (input: Record<string, unknown>): Effect.Effect<unknown, McpClientError> => {
-        const method = String(input.method)
-        const params = input.params
-        const run = <A>(handler: (p: never) => Effect.Effect<A, McpError.McpError>) => {
-          const decoded = Codec.decode(revision, inputParamTypes[method] ?? "", params ?? {})
-          return Either.isLeft(decoded)
-            ? Effect.fail(
-              new ProtocolViolation({ reason: `invalid ${method} input request: ${Codec.describe(decoded.left)}` })
-            )
-            : handler(decoded.right as never)
-        }
-        switch (method) {
-          case "sampling/createMessage":
-            return Option.isSome(sampling)
-              ? run(sampling.value.createMessage)
-              : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "sampling" }))
-          case "elicitation/create":
-            return Option.isSome(elicitation)
-              ? run(elicitation.value.elicit)
-              : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "elicitation" }))
-          case "roots/list":
-            return Option.isSome(roots)
-              ? Effect.map(roots.value.roots, (r) => ({ roots: r }))
-              : Effect.fail(new CapabilityMissing({ method, of: "client", capability: "roots" }))
-          default:
-            return Effect.fail(new ProtocolViolation({ reason: `unknown input request ${method}` }))
-        }
-      }
-
-      const allPages = <A>(
-        fetch: (cursor: string | undefined) => Effect.Effect<{ readonly nextCursor?: string }, McpClientError>,
-        items: (page: never) => ReadonlyArray<A>
-      ): Effect.Effect<ReadonlyArray<A>, McpClientError> =>
-        Effect.gen(function*() {
-          const out: Array<A> = []
-          const seen = new Set<string>()
-          let cursor: string | undefined
-          do {
-            const page = yield* fetch(cursor)
-            out.push(...items(page as never))
-            cursor = page.nextCursor
-            if (cursor !== undefined) {
-              if (seen.has(cursor)) return yield* new ProtocolViolation({ reason: "the server repeated a cursor" })
-              seen.add(cursor)
-            }
-          } while (cursor !== undefined)
-          return out
-        })
-
-      const paged = (cursor: string | undefined) => (cursor === undefined ? undefined : { cursor })
-
-      const listTools = () =>
-        allPages((c) => request("tools/list", paged(c)), (p: Mcp.ListToolsResult) => p.tools).pipe(
-          Effect.tap((tools) =>
-            Effect.sync(() => {
-              outputSchemas.clear()
-              for (const t of tools) if (t.outputSchema !== undefined) outputSchemas.set(t.name, t.outputSchema)
-            })
-          )
-        )
-
-      const validated = (name: string, result: Mcp.CallToolResult | Mcp.InputRequiredResult) => {
-        if (!("content" in result)) {
-          return Effect.fail(
-            new ProtocolViolation({ reason: `tools/call ${name} returned an unexpected ${result.resultType} result` })
-          )
-        }
-        const schema = outputSchemas.get(name)
-        if (schema === undefined || result.isError === true) return Effect.succeed(result)
-        if (result.structuredContent === undefined) {
-          return Effect.fail(
-            new ProtocolViolation({ reason: `tool ${name} has an output schema but returned no structuredContent` })
-          )
-        }
-        const problem = check(schema, result.structuredContent)
-        return problem === undefined
-          ? Effect.succeed(result)
-          : Effect.fail(
-            new ProtocolViolation({
-              reason: `tool ${name} returned structuredContent that violates its outputSchema: ${problem}`
-            })
-          )
-      }
-
-      const callTool: McpClientService["callTool"] = (name, args, callOptions) =>
-        request("tools/call", args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
-          Effect.flatMap((result) => validated(name, result))
-        )
-
-      const decodeAs = <A>(type: string, rev: Revision.Revision | "domain", raw: unknown, what: string) => {
-        const decoded = Codec.decode(rev, type, raw)
-        return Either.isRight(decoded)
-          ? Effect.succeed(decoded.right as A)
-          : Effect.fail(
-            new ProtocolViolation({ reason: `the server's ${what} is invalid: ${Codec.describe(decoded.left)}` })
-          )
-      }
-
-      /** Under 2026-07-28 the task methods belong to an extension: sent with the request `_meta`, decoded by hand. */
-      const extensionRequest = (method: string, taskId: string) =>
-        engine.request(method, {
-          taskId,
-          _meta: { ...statelessMeta(revision), [metaKeys.clientCapabilities]: taskCapabilities }
-        })
-      const taskCapabilities: Mcp.ClientCapabilities = {
-        ...capabilities,
-        extensions: { ...capabilities.extensions, [tasksExtension]: {} }
-      }
-
-      const taskOf = (raw: Record<string, unknown>, what: string) => decodeAs<Mcp.Task>("Task", "domain", raw, what)
-
-      const callToolAsTask: McpClientService["callToolAsTask"] = (name, args, taskOptions) =>
-        Effect.gen(function*() {
-          const { ttl, ...callOptions } = taskOptions ?? {}
-          const base = args === undefined ? { name } : { name, arguments: args }
-          let created: Mcp.Task
-          if (stateless) {
-            const params = {
-              ...base,
-              _meta: { ...statelessMeta(revision), [metaKeys.clientCapabilities]: taskCapabilities }
-            }
-            const encoded = Codec.encodeParams("tools/call", revision, params)
-            if (Either.isLeft(encoded)) {
-              return yield* new ProtocolViolation({
-                reason: `invalid tools/call params: ${Codec.describe(encoded.left)}`
-              })
-            }
-            const raw = yield* engine.request("tools/call", encoded.right as Record<string, unknown>, callOptions)
-            if (raw.resultType !== "task") {
-              return yield* new ProtocolViolation({ reason: `tools/call ${name} did not create a task` })
-            }
-            created = yield* taskOf(raw, "task")
-          } else {
-            if (Method.info("tasks/get")?.revisions.includes(revision) !== true) {
-              return yield* new McpError.MethodNotFound({
-                message: `tasks do not exist in revision ${revision}`,
-                method: "tasks/get"
-              })
-            }
-            if (record(serverCapabilities.tasks?.requests?.tools).call === undefined) {
-              return yield* new CapabilityMissing({
-                method: "tools/call",
-                of: "server",
-                capability: "tasks.requests.tools.call"
-              })
-            }
-            const params = { ...base, task: ttl === undefined ? {} : { ttl } }
-            const encoded = Codec.encodeParams("tools/call", revision, params)
-            if (Either.isLeft(encoded)) {
-              return yield* new ProtocolViolation({
-                reason: `invalid tools/call params: ${Codec.describe(encoded.left)}`
-              })
-            }
-            const raw = yield* engine.request("tools/call", encoded.right as Record<string, unknown>, callOptions)
-            const result = yield* decodeAs<Mcp.CreateTaskResult>("CreateTaskResult", revision, raw, "task")
-            created = result.task
-          }
-          const taskId = created.taskId
-          const status: Effect.Effect<Mcp.Task, McpClientError> = stateless
-            ? Effect.flatMap(extensionRequest("tasks/get", taskId), (raw) => taskOf(raw, "tasks/get result"))
-            : request("tasks/get", { taskId })
-          const cancel: Effect.Effect<Mcp.Task, McpClientError> = stateless
-            ? Effect.flatMap(extensionRequest("tasks/cancel", taskId), (raw) => taskOf(raw, "tasks/cancel result"))
-            : request("tasks/cancel", { taskId })
-          const outcome: Effect.Effect<Mcp.CallToolResult, McpClientError> = stateless
-            ? Effect.gen(function*() {
-              const raw = yield* extensionRequest("tasks/get", taskId)
-              if (isRecord(raw.error)) {
-                return yield* Effect.fail(McpError.fromWire(raw.error as unknown as JsonRpc.ErrorObject))
-              }
-              if (!isRecord(raw.result)) {
-                return yield* new ProtocolViolation({
-                  reason: `task ${taskId} ended (${String(raw.status)}) without a result`
-                })
-              }
-              return yield* decodeAs<Mcp.CallToolResult>("CallToolResult", "domain", raw.result, "task result")
-            })
-            : Effect.flatMap(
-              request("tasks/result", { taskId }),
-              (raw) => decodeAs<Mcp.CallToolResult>("CallToolResult", revision, raw, "tasks/result result")
-            )
-          const result = Effect.gen(function*() {
-            let task = created
-            while (!ended(task.status)) {
-              yield* Effect.sleep(task.pollInterval ?? 1000)
-              task = yield* status
-            }
-            return yield* Effect.flatMap(outcome, (r) => validated(name, r))
-          })
-          return { taskId, created, status, result, cancel }
-        })
-
-      const callToolStream: McpClientService["callToolStream"] = (name, args, callOptions) =>
-        Stream.unwrapScoped(
-          Effect.gen(function*() {
-            // A consumer slower than the server's progress sees the newest updates (older ones are dropped),
-            // and always the result: memory stays bounded however fast the server reports.
-            const mailbox = yield* Mailbox.make<CallEvent<Mcp.CallToolResult>, McpClientError>({
-              capacity: progressWindow,
-              strategy: "sliding"
-            })
-            yield* callTool(name, args, {
-              ...callOptions,
-              onProgress: (progress) => {
-                mailbox.unsafeOffer({ _tag: "Progress", progress })
-              }
-            }).pipe(
-              Effect.matchEffect({
-                onFailure: (e) => mailbox.fail(e),
-                onSuccess: (result) => mailbox.offer({ _tag: "Result", result }).pipe(Effect.zipRight(mailbox.end))
-              }),
-              Effect.forkScoped
-            )
-            return Mailbox.toStream(mailbox)
-          })
-        )
-
-      // Streams of notifications are built on first use, not with the client: six eager Stream values cost about
-      // 28 KB a connection, which a host with many servers would pay for streams it never reads.
-      const byMethod = (method: string) =>
-        Stream.fromPubSub(notifications()).pipe(Stream.filter((n) => n.method === method))
-      const allNotifications = once(() => Stream.fromPubSub(notifications()))
-      const toolListChanged = once(() => Stream.as(byMethod("notifications/tools/list_changed"), undefined))
-      const resourceListChanged = once(() => Stream.as(byMethod("notifications/resources/list_changed"), undefined))
-      const promptListChanged = once(() => Stream.as(byMethod("notifications/prompts/list_changed"), undefined))
-      const resourceUpdated = once(() =>
-        byMethod("notifications/resources/updated").pipe(Stream.map((n) => String(n.params?.uri)))
-      )
-      const logMessages = once(() =>
-        byMethod("notifications/message").pipe(
-          Stream.map((n) => n.params as unknown as Mcp.LoggingMessageNotificationParams)
         )
       )
-
-      return {
-        revision,
-        serverInfo: connection.serverInfo,
-        serverCapabilities,
-        instructions: connection.instructions,
-        stats: () => ({ pending: engine.pendingCount(), inFlight: engine.inFlight() }),
-        request,
-        ping: (o) => Effect.asVoid(request("ping", undefined, o)),
-        listTools,
-        callTool,
-        callToolAsTask,
-        callToolStream,
-        listResources: () =>
-          allPages((c) => request("resources/list", paged(c)), (p: Mcp.ListResourcesResult) => p.resources),
-        listResourceTemplates: () =>
-          allPages(
-            (c) => request("resources/templates/list", paged(c)),
-            (p: Mcp.ListResourceTemplatesResult) => p.resourceTemplates
-          ),
-        readResource: (uri, o) => request("resources/read", { uri }, o),
-        subscribe: (uri) => Effect.asVoid(request("resources/subscribe", { uri })),
-        unsubscribe: (uri) => Effect.asVoid(request("resources/unsubscribe", { uri })),
-        listPrompts: () => allPages((c) => request("prompts/list", paged(c)), (p: Mcp.ListPromptsResult) => p.prompts),
-        getPrompt: (name, args, o) =>
-          request("prompts/get", args === undefined ? { name } : { name, arguments: args }, o),
-        complete: (params) => request("completion/complete", params),
-        setLoggingLevel: (level) =>
-          stateless
-            ? Effect.sync(() => {
-              logLevel = level
-            })
-            : Effect.asVoid(request("logging/setLevel", { level })),
-        listen: (filter) =>
-          Stream.unwrapScoped(
-            Effect.gen(function*() {
-              const queue = yield* PubSub.subscribe(notifications())
-              let id: JsonRpc.RequestId | undefined
-              const call = yield* Effect.forkScoped(
-                engine.request("subscriptions/listen", { notifications: filter, _meta: statelessMeta(revision) }, {
-                  onId: (i) => {
-                    id = i
-                  },
-                  timeout: "365 days"
-                })
-              )
-              const ours = Stream.fromQueue(queue).pipe(
-                Stream.filter((n) => id !== undefined && record(n.params?._meta)[metaKeys.subscriptionId] === id)
-              )
-              const ended = Stream.fromEffect(Effect.asVoid(Effect.either(call.await))).pipe(Stream.drain)
-              return Stream.merge(ours, ended, { haltStrategy: "either" })
-            })
-          ),
-        stateless,
-        get notifications() {
-          return allNotifications()
-        },
-        get toolListChanged() {
-          return toolListChanged()
-        },
-        get resourceListChanged() {
-          return resourceListChanged()
-        },
-        get promptListChanged() {
-          return promptListChanged()
-        },
-        get resourceUpdated() {
-          return resourceUpdated()
-        },
-        get logMessages() {
-          return logMessages()
-        },
-        closed: engine.closed
-      }
     }
+    const stateless = yield* probe(client, remember)
+    return stateless ?? (yield* greet(client, remember))
   })
 
-/** A value made on first use and kept. */
-const once = <A>(make: () => A): () => A => {
-  let made: { readonly value: A } | undefined
-  return () => (made ??= { value: make() }).value
-}
+/** Connects over the current Transport and performs the handshake. */
+export const make = (
+  options: Options
+): Effect.Effect<McpClientService, HandshakeFailed, Transport.Transport | Scope.Scope> =>
+  Effect.gen(function*() {
+    const client = new Client(
+      options,
+      yield* Effect.serviceOption(ClientHandlers.SamplingHandler),
+      yield* Effect.serviceOption(ClientHandlers.ElicitationHandler),
+      yield* Effect.serviceOption(ClientHandlers.RootsProvider)
+    )
+    client.engine = yield* Engine.make(
+      client,
+      options.requestTimeout === undefined ? {} : { defaultTimeout: options.requestTimeout }
+    )
+    yield* negotiate(client)
+    const roots = client.roots
+    if (Option.isSome(roots) && roots.value.changes !== undefined && !client.stateless) {
+      yield* roots.value.changes.pipe(
+        Stream.runForEach(() => Effect.ignore(client.engine.notify("notifications/roots/list_changed", undefined))),
+        Effect.forkScoped
+      )
+    }
+    return client
+  })
 
 const describe = (cause: unknown): string =>
   isRecord(cause) && typeof cause.message === "string" && cause.message !== ""

@@ -169,8 +169,8 @@ export class McpServer extends Context.Tag("@effect-mcp/core/McpServer")<McpServ
 
 /**
  * A server's registry. Its operations are bound functions (destructuring them works); the hubs and the task store are
- * made on first use, behind getters on the prototype, so an object of fast properties (accessors in an object literal
- * would make it a dictionary) holds what a server that uses none of them needs.
+ * made on first use, behind accessors, in an object of fast properties (accessors in an object literal would make it
+ * a dictionary), so a server that uses none of them holds a few fields for them.
  */
 class Registry implements McpServerService {
   readonly info: Mcp.Implementation
@@ -199,26 +199,43 @@ class Registry implements McpServerService {
       ...(websiteUrl === undefined ? {} : { websiteUrl }),
       ...(icons === undefined ? {} : { icons })
     }
+    Object.defineProperties(this, Registry.#lazy)
   }
 
-  get changes(): PubSub.PubSub<ListKind> {
-    return (this.#changes ??= Effect.runSync(PubSub.unbounded<ListKind>()))
+  /**
+   * The hubs and the task store, made on first use: own accessor properties (defined once per registry, sharing their
+   * functions), so that a spread of the service (`{ ...server, track }`) copies them, as it copies everything else.
+   */
+  static readonly #lazy: PropertyDescriptorMap = {
+    changes: {
+      enumerable: true,
+      get(this: Registry) {
+        return (this.#changes ??= Effect.runSync(PubSub.unbounded<ListKind>()))
+      }
+    },
+    resourceUpdates: {
+      enumerable: true,
+      get(this: Registry) {
+        return (this.#updates ??= Effect.runSync(PubSub.unbounded<string>()))
+      }
+    },
+    tasks: {
+      enumerable: true,
+      get(this: Registry) {
+        const { tasks } = this.options
+        return (this.#tasks ??= Effect.runSync(Scope.extend(
+          TaskStore.make({
+            pollInterval: Duration.toMillis(tasks?.pollInterval ?? Duration.seconds(1)),
+            maxTtl: Duration.toMillis(tasks?.maxTtl ?? Duration.hours(1))
+          }),
+          this.scope
+        )))
+      }
+    }
   }
-
-  get resourceUpdates(): PubSub.PubSub<string> {
-    return (this.#updates ??= Effect.runSync(PubSub.unbounded<string>()))
-  }
-
-  get tasks(): TaskStore.TaskStore {
-    const { tasks } = this.options
-    return (this.#tasks ??= Effect.runSync(Scope.extend(
-      TaskStore.make({
-        pollInterval: Duration.toMillis(tasks?.pollInterval ?? Duration.seconds(1)),
-        maxTtl: Duration.toMillis(tasks?.maxTtl ?? Duration.hours(1))
-      }),
-      this.scope
-    )))
-  }
+  declare readonly changes: PubSub.PubSub<ListKind>
+  declare readonly resourceUpdates: PubSub.PubSub<string>
+  declare readonly tasks: TaskStore.TaskStore
 
   #changed(kind: ListKind): Effect.Effect<void> {
     this.#capabilities = undefined

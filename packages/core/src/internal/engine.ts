@@ -139,6 +139,509 @@ const complete = (entry: Pending, outcome: Effect.Effect<Record<string, unknown>
 
 const looksLikeResponse = (u: unknown): boolean => isRecord(u) && !("method" in u) && ("result" in u || "error" in u)
 
+// One sweeper fiber per connection fails expired requests, so a request costs no timer of its own. It wakes at the
+// earliest deadline it knows of, or after `idleCheck` to see whether anything still waits, and stops when nothing
+// does: an idle connection holds no fiber for it. A request whose deadline comes more than the resolution before the
+// planned sweep restarts it, so short timeouts fire on time.
+const idleCheck = 50
+
+const expiryOf = (entry: Pending) => Math.min(entry.lastActivity + entry.timeoutMs, entry.deadlineMs)
+
+/**
+ * One connection's engine: its state as fields and its operations on the prototype, so that a connection allocates
+ * a few objects rather than a closure per operation (only `deliver`, handed to the transport, is bound).
+ */
+class Connection<E> implements Engine {
+  readonly #pending = new Map<JsonRpc.RequestId, Pending>()
+  // The fibers still running are kept in a FiberMap (requests, by id) and a FiberSet (side work), each made on first
+  // use (about 2 KB each): a connection whose requests and side work all finish at once holds neither.
+  #inflight: FiberMap.FiberMap<JsonRpc.RequestId> | undefined
+  #sideWork: FiberSet.FiberSet | undefined
+  #sweeper: Fiber.RuntimeFiber<void> | undefined
+  #sweepAt = Number.POSITIVE_INFINITY
+  /** Made for the first caller of `closed` before the end. */
+  #closedSignal: Deferred.Deferred<void> | undefined
+  #closed = false
+  #nextId = 0
+  readonly #defaultTimeout: number
+  readonly #resolution: number
+
+  constructor(
+    private readonly handlers: Handlers<E>,
+    private readonly transport: Transport.TransportService,
+    private readonly scope: Scope.Scope,
+    private readonly runFork: <A, E2>(effect: Effect.Effect<A, E2>) => Fiber.RuntimeFiber<A, E2>,
+    private readonly clock: Clock.Clock,
+    private readonly semaphore: Effect.Semaphore | undefined,
+    options: EngineOptions
+  ) {
+    this.#defaultTimeout = Duration.toMillis(options.defaultTimeout ?? Duration.seconds(60))
+    this.#resolution = Duration.toMillis(options.timeoutResolution ?? Duration.millis(10))
+  }
+
+  // ---------- the Engine ----------
+
+  get closed(): Effect.Effect<void> {
+    return Effect.suspend(() =>
+      this.#closed ? Effect.void : Deferred.await(this.#closedSignal ??= Deferred.unsafeMake<void>(FiberId.none))
+    )
+  }
+
+  isClosed(): boolean {
+    return this.#closed
+  }
+
+  inFlight(): number {
+    return this.#inflight === undefined ? 0 : Effect.runSync(FiberMap.size(this.#inflight))
+  }
+
+  pendingCount(): number {
+    return this.#pending.size
+  }
+
+  background(effect: Effect.Effect<void>): void {
+    this.#runInBackground(effect)
+  }
+
+  notify(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    sendOptions?: Transport.SendOptions
+  ): Effect.Effect<void, Transport.TransportError> {
+    return this.transport.send(JsonRpc.notification(method, params), sendOptions)
+  }
+
+  // A request settles without an exit handler around it (an uninterruptible region per call costs more than the
+  // rest of an in-memory round trip): responses, timeouts and the connection's end take it out of `pending`
+  // themselves, and a caller interrupted while the request is being sent (a transport waiting for room) or while
+  // it waits for the response abandons it, and cancels it on the wire, from an observer of the caller's fiber
+  // (added before the send and removed when the request settles), once that fiber has ended.
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    requestOptions: RequestOptions = {}
+  ): Effect.Effect<Record<string, unknown>, RequestFailure> {
+    return Effect.withFiberRuntime((caller) => {
+      if (this.#closed) return Effect.fail(new ConnectionClosed({ reason: "the connection has ended" }))
+      const id = this.#nextId++
+      const now = this.clock.unsafeCurrentTimeMillis()
+      const related = requestOptions.relatedRequestId
+      const entry: Pending = {
+        caller,
+        abandonOnExit: () => this.#runInBackground(this.#abandon(id, entry)),
+        method,
+        timeoutMs: requestOptions.timeout === undefined
+          ? this.#defaultTimeout
+          : Duration.toMillis(requestOptions.timeout),
+        deadlineMs: requestOptions.maxTotalTimeout === undefined
+          ? Number.POSITIVE_INFINITY
+          : now + Duration.toMillis(requestOptions.maxTotalTimeout),
+        resume: undefined,
+        outcome: undefined,
+        onProgress: requestOptions.onProgress,
+        resets: requestOptions.resetTimeoutOnProgress ?? true,
+        lastActivity: now,
+        related
+      }
+      this.#pending.set(id, entry)
+      this.#sweepBy(now, expiryOf(entry))
+      requestOptions.onId?.(id)
+      const withToken = requestOptions.onProgress === undefined ? params : {
+        ...params,
+        _meta: { ...(isRecord(params?._meta) ? params._meta : {}), progressToken: id }
+      }
+      caller.addObserver(entry.abandonOnExit)
+      return Effect.matchCauseEffect(
+        this.transport.send(
+          JsonRpc.request(id, method, withToken),
+          related === undefined ? undefined : { relatedRequestId: related }
+        ),
+        {
+          onFailure: (cause) => {
+            release(entry)
+            this.#pending.delete(id)
+            return Effect.failCause(cause)
+          },
+          onSuccess: () => outcomeOf(entry)
+        }
+      )
+    })
+  }
+
+  // ---------- fibers ----------
+
+  #inflightMap(): FiberMap.FiberMap<JsonRpc.RequestId> {
+    return (this.#inflight ??= Effect.runSync(Scope.extend(FiberMap.make<JsonRpc.RequestId>(), this.scope)))
+  }
+
+  #isInFlight(id: JsonRpc.RequestId): boolean {
+    return this.#inflight !== undefined && FiberMap.unsafeHas(this.#inflight, id)
+  }
+
+  /** Starts side work at once; a fiber still running is kept until it ends or the connection's scope closes. */
+  #runInBackground<A>(effect: Effect.Effect<A>): Fiber.RuntimeFiber<A> {
+    const fiber = this.runFork(effect)
+    if (fiber.unsafePoll() === null) {
+      FiberSet.unsafeAdd(this.#sideWork ??= Effect.runSync(Scope.extend(FiberSet.make(), this.scope)), fiber)
+    }
+    return fiber
+  }
+
+  #sendQuietly(message: Transport.Outgoing, sendOptions?: Transport.SendOptions): Effect.Effect<void> {
+    return this.transport.send(message, sendOptions).pipe(
+      Effect.catchAll((e) => Effect.logDebug("effect-mcp: could not send a message", e.reason))
+    )
+  }
+
+  // ---------- incoming requests ----------
+
+  /** Runs a request's handler and hands the response it deserves to `respond` (none when interrupted). */
+  #answer(
+    request: JsonRpc.Request,
+    frame: Transport.Frame,
+    respond: (response: JsonRpc.Message) => Effect.Effect<void>
+  ): Effect.Effect<void> {
+    const handlers = this.handlers
+    return Effect.matchCauseEffect(handlers.onRequest(request, frame), {
+      onSuccess: (result) => respond(JsonRpc.success(request.id, result)),
+      onFailure: (cause) => {
+        const failure = Cause.failureOption(cause)
+        if (Option.isSome(failure)) {
+          return respond(JsonRpc.failure(request.id, handlers.toWire(failure.value, request, frame)))
+        }
+        if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+        return Effect.logError(`effect-mcp: the handler of ${request.method} failed`, cause).pipe(
+          Effect.zipRight(respond(JsonRpc.failure(request.id, internalError)))
+        )
+      }
+    })
+  }
+
+  #bounded<A, E2>(effect: Effect.Effect<A, E2>): Effect.Effect<A, E2> {
+    return this.semaphore === undefined ? effect : this.semaphore.withPermits(1)(effect)
+  }
+
+  /** Starts answering a request in a fiber of its own, at once (a handler that needs no wait completes here). */
+  #startRequest(request: JsonRpc.Request, frame: Transport.Frame): void {
+    if (this.#isInFlight(request.id)) {
+      this.background(this.#sendQuietly(
+        JsonRpc.failure(request.id, {
+          code: McpError.codes.InvalidRequest,
+          message: `Request id ${JSON.stringify(request.id)} is already in use by a request in flight`
+        })
+      ))
+      return
+    }
+    const fiber = this.runFork(
+      this.#bounded(
+        this.#answer(request, frame, (response) => this.#sendQuietly(response, { relatedRequestId: request.id }))
+      )
+    )
+    // A request answered without waiting is over already: only one still running is in flight.
+    if (fiber.unsafePoll() === null) FiberMap.unsafeSet(this.#inflightMap(), request.id, fiber)
+  }
+
+  // ---------- responses to our requests ----------
+
+  /** Settles our request `id` with what its response says (a response for no such request is logged and dropped). */
+  #settleId(
+    id: JsonRpc.RequestId | null,
+    outcome: () => Effect.Effect<Record<string, unknown>, RequestFailure>,
+    why = "unknown request id"
+  ): void {
+    const entry = id === null ? undefined : this.#pending.get(id)
+    if (entry === undefined || id === null) {
+      this.background(Effect.logWarning(`effect-mcp: dropped a response for ${why} ${JSON.stringify(id)}`))
+      return
+    }
+    this.#pending.delete(id)
+    complete(entry, outcome())
+  }
+
+  #settle(response: JsonRpc.Response): void {
+    this.#settleId(
+      response.id,
+      () => "error" in response ? Effect.fail(McpError.fromWire(response.error)) : Effect.succeed(response.result)
+    )
+  }
+
+  // ---------- notifications the engine owns ----------
+
+  #onProgress(params: Record<string, unknown> | undefined): void {
+    const token = params?.progressToken
+    const entry = typeof token === "string" || typeof token === "number" ? this.#pending.get(token) : undefined
+    if (entry === undefined || entry.onProgress === undefined) {
+      this.background(Effect.logDebug(`effect-mcp: progress for unknown token ${JSON.stringify(token)}`))
+      return
+    }
+    if (typeof params?.progress !== "number") return
+    if (entry.resets) entry.lastActivity = this.clock.unsafeCurrentTimeMillis()
+    entry.onProgress({
+      progress: params.progress,
+      ...(typeof params.total === "number" ? { total: params.total } : {}),
+      ...(typeof params.message === "string" ? { message: params.message } : {})
+    })
+  }
+
+  #onCancelled(params: Record<string, unknown> | undefined): void {
+    const id = params?.requestId
+    if ((typeof id === "string" || typeof id === "number") && this.#isInFlight(id)) {
+      this.background(FiberMap.remove(this.#inflightMap(), id))
+    }
+  }
+
+  // ---------- receiving ----------
+
+  #invalid(u: unknown, reason: string): void {
+    this.background(
+      looksLikeResponse(u)
+        ? Effect.logWarning(`effect-mcp: dropped an invalid response: ${reason}`)
+        : this.#sendQuietly(
+          JsonRpc.failure(JsonRpc.salvageId(u), { code: McpError.codes.InvalidRequest, message: reason })
+        )
+    )
+  }
+
+  #handleMessage(message: JsonRpc.Message, frame: Transport.Frame): void {
+    if (!("method" in message)) return this.#settle(message)
+    if (JsonRpc.isRequest(message)) return this.#startRequest(message, frame)
+    switch (message.method) {
+      case "notifications/cancelled":
+        return this.#onCancelled(message.params)
+      case "notifications/progress":
+        return this.#onProgress(message.params)
+      default:
+        // Started at once: a handler that needs no wait is done before the next frame is handed over.
+        this.background(
+          this.handlers.onNotification(message, frame).pipe(
+            Effect.catchAllCause((cause) => Effect.logError(`effect-mcp: notification ${message.method} failed`, cause))
+          )
+        )
+    }
+  }
+
+  #handleBatch(items: ReadonlyArray<unknown>, frame: Transport.Frame): Effect.Effect<void> {
+    const engine = this
+    return Effect.gen(function*() {
+      const slots: Array<Deferred.Deferred<Option.Option<JsonRpc.Message>>> = []
+      for (const item of items) {
+        const decoded = JsonRpc.decodeMessage(item)
+        if (Either.isLeft(decoded)) {
+          if (!looksLikeResponse(item)) {
+            const slot = yield* Deferred.make<Option.Option<JsonRpc.Message>>()
+            yield* Deferred.succeed(
+              slot,
+              Option.some(JsonRpc.failure(JsonRpc.salvageId(item), {
+                code: McpError.codes.InvalidRequest,
+                message: `Invalid request: ${decoded.left.message}`
+              }))
+            )
+            slots.push(slot)
+          }
+          continue
+        }
+        const message = decoded.right
+        if (!JsonRpc.isRequest(message)) {
+          engine.#handleMessage(message, frame)
+          continue
+        }
+        const slot = yield* Deferred.make<Option.Option<JsonRpc.Message>>()
+        slots.push(slot)
+        if (engine.#isInFlight(message.id)) {
+          yield* Deferred.succeed(
+            slot,
+            Option.some(JsonRpc.failure(message.id, {
+              code: McpError.codes.InvalidRequest,
+              message: `Request id ${JSON.stringify(message.id)} is already in use`
+            }))
+          )
+          continue
+        }
+        yield* FiberMap.run(
+          engine.#inflightMap(),
+          message.id,
+          engine.#bounded(engine.#answer(message, frame, (response) => Deferred.succeed(slot, Option.some(response))))
+            .pipe(
+              Effect.onInterrupt(() => Deferred.succeed(slot, Option.none()))
+            )
+        )
+      }
+      if (slots.length === 0) return
+      yield* Effect.forkIn(
+        Effect.forEach(slots, Deferred.await).pipe(
+          Effect.flatMap((responses) => {
+            const out = responses.flatMap((r) => (Option.isSome(r) ? [r.value] : []))
+            return out.length === 0 ? Effect.void : engine.#sendQuietly(out)
+          })
+        ),
+        engine.scope
+      )
+    })
+  }
+
+  /** Hands one frame from the transport to the engine (bound: the transport calls it). */
+  readonly deliver: Transport.Deliver = (incoming) => {
+    if (this.#closed) return
+    if (incoming._tag === "Malformed") {
+      // A response too large to parse: its request fails now (responses are never answered).
+      if (incoming.responseTo !== undefined) {
+        return this.#settleId(
+          incoming.responseTo,
+          () => Effect.fail(new Transport.TransportError({ reason: `the response was dropped: ${incoming.reason}` })),
+          `request id (${incoming.reason})`
+        )
+      }
+      return this.background(this.#sendQuietly(
+        JsonRpc.failure(null, { code: McpError.codes.ParseError, message: `Parse error: ${incoming.reason}` })
+      ))
+    }
+    const u = incoming.message
+    if (Array.isArray(u)) {
+      if (u.length === 0) {
+        return this.background(this.#sendQuietly(
+          JsonRpc.failure(null, { code: McpError.codes.InvalidRequest, message: "Invalid request: empty batch" })
+        ))
+      }
+      if (!this.handlers.acceptsBatch()) {
+        return this.background(this.#sendQuietly(JsonRpc.failure(null, {
+          code: McpError.codes.InvalidRequest,
+          message: "Invalid request: JSON-RPC batches are only accepted from revision 2025-03-26 peers"
+        })))
+      }
+      return this.background(this.#handleBatch(u, incoming))
+    }
+    const decoded = JsonRpc.decodeMessage(u)
+    return Either.isLeft(decoded)
+      ? this.#invalid(u, `Invalid request: ${decoded.left.message}`)
+      : this.#handleMessage(decoded.right, incoming)
+  }
+
+  // ---------- the end ----------
+
+  shutdown(
+    reason: string,
+    exit: { readonly exitCode?: number; readonly stderrTail?: string } = {}
+  ): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.#closed) return Effect.void
+      this.#closed = true
+      const waiting = [...this.#pending.values()]
+      this.#pending.clear()
+      for (const p of waiting) complete(p, Effect.fail(new ConnectionClosed({ reason, ...exit })))
+      if (this.#sweeper !== undefined) {
+        this.#sweeper.unsafeInterruptAsFork(FiberId.none)
+        this.#sweeper = undefined
+      }
+      const signal = this.#closedSignal
+      return Effect.zipRight(
+        this.#inflight === undefined ? Effect.void : FiberMap.clear(this.#inflight),
+        signal === undefined ? Effect.void : Deferred.succeed(signal, undefined)
+      )
+    })
+  }
+
+  /** What the end of the transport means: the peer went away, or the transport failed (logged). */
+  ended(failure?: Transport.TransportError): Effect.Effect<void> {
+    return failure === undefined
+      ? this.shutdown("the peer closed the connection")
+      : Effect.zipRight(
+        Effect.logDebug("effect-mcp: transport failed", failure),
+        this.shutdown(`the transport failed: ${failure.reason}`, {
+          ...(failure.exitCode === undefined ? {} : { exitCode: failure.exitCode }),
+          ...(failure.stderrTail === undefined ? {} : { stderrTail: failure.stderrTail })
+        })
+      )
+  }
+
+  // ---------- timeouts ----------
+
+  /** Fails the requests expired at `now`; the earliest deadline of those left (infinite when none). */
+  #expire(now: number): number {
+    let next = Number.POSITIVE_INFINITY
+    const expired: Array<[JsonRpc.RequestId, Pending]> = []
+    for (const [id, entry] of this.#pending) {
+      const at = expiryOf(entry)
+      if (now >= at) expired.push([id, entry])
+      else if (at < next) next = at
+    }
+    for (const [id, entry] of expired) {
+      this.#pending.delete(id)
+      this.#runInBackground(this.#cancel(id, "The request timed out", entry.related))
+      complete(
+        entry,
+        Effect.fail(
+          new McpError.RequestTimeout({
+            message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${
+              now - entry.lastActivity
+            } ms`,
+            method: entry.method
+          })
+        )
+      )
+    }
+    return next
+  }
+
+  #sweepLoop(): Effect.Effect<void> {
+    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.suspend(() => {
+        if (now < this.#sweepAt) {
+          return Effect.zipRight(Effect.sleep(Duration.millis(this.#sweepAt - now)), this.#sweepLoop())
+        }
+        const next = this.#expire(now)
+        if (this.#pending.size === 0) {
+          this.#sweeper = undefined
+          this.#sweepAt = Number.POSITIVE_INFINITY
+          return Effect.void
+        }
+        this.#sweepAt = Math.min(next, now + idleCheck)
+        return this.#sweepLoop()
+      }))
+  }
+
+  /** Makes sure a sweep comes by `at` (within the resolution), for a request sent at `now`. */
+  #sweepBy(now: number, at: number): void {
+    if (this.#sweeper !== undefined && at + this.#resolution >= this.#sweepAt) return
+    const previous = this.#sweeper
+    this.#sweepAt = Math.min(at, now + idleCheck)
+    this.#sweeper = this.runFork(this.#sweepLoop())
+    if (previous !== undefined) previous.unsafeInterruptAsFork(previous.id())
+  }
+
+  #cancel(id: JsonRpc.RequestId, reason: string, relatedRequestId: JsonRpc.RequestId | undefined): Effect.Effect<void> {
+    return this.#closed
+      ? Effect.void
+      : this.#sendQuietly(
+        JsonRpc.notification("notifications/cancelled", { requestId: id, reason }),
+        relatedRequestId === undefined ? undefined : { relatedRequestId }
+      )
+  }
+
+  /** Forgets our request `id` whose caller is gone, and tells the peer (if it is still waiting for the response). */
+  #abandon(id: JsonRpc.RequestId, entry: Pending): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.#pending.get(id) !== entry) return Effect.void
+      this.#pending.delete(id)
+      return this.#cancel(id, "The request was cancelled", entry.related)
+    })
+  }
+}
+
+/**
+ * Waits for a pending request's outcome. One that is there already (a peer that answered within the send) is
+ * taken without `Effect.async`, whose resumption, even a synchronous one, goes through the scheduler. The wait
+ * has no canceller: `Effect.async` wraps one in an interruption handler (an uninterruptible region and an exit
+ * continuation per call, about a fifth of a stdio client's CPU per call), so an interrupted wait is abandoned by
+ * the observer of the caller's fiber instead, when that fiber ends.
+ */
+const outcomeOf = (entry: Pending) =>
+  Effect.suspend(() =>
+    entry.outcome ?? Effect.async<Record<string, unknown>, RequestFailure>((resume) => {
+      if (entry.outcome !== undefined) return resume(entry.outcome)
+      entry.resume = resume
+    })
+  )
+
 /** Starts an engine over the current Transport; it runs until the transport ends or the scope closes. */
 export const make = <E>(
   handlers: Handlers<E>,
@@ -149,463 +652,41 @@ export const make = <E>(
     const scope = yield* Effect.scope
     // Frames are handled in the transport's call: requests and side work start as fibers at once.
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
-    // The fibers still running are kept in a FiberMap (requests, by id) and a FiberSet (side work), each made on
-    // first use (about 2 KB each): a connection whose requests and side work all finish at once holds neither.
-    let inflight: FiberMap.FiberMap<JsonRpc.RequestId> | undefined
-    const inflightMap = (): FiberMap.FiberMap<JsonRpc.RequestId> =>
-      inflight ??= Effect.runSync(Scope.extend(FiberMap.make<JsonRpc.RequestId>(), scope))
-    const isInFlight = (id: JsonRpc.RequestId): boolean => inflight !== undefined && FiberMap.unsafeHas(inflight, id)
-    let sideWork: FiberSet.FiberSet | undefined
-    /** Starts side work at once; a fiber still running is kept until it ends or the connection's scope closes. */
-    const runInBackground = <A>(effect: Effect.Effect<A>): Fiber.RuntimeFiber<A> => {
-      const fiber = runFork(effect)
-      if (fiber.unsafePoll() === null) {
-        FiberSet.unsafeAdd(sideWork ??= Effect.runSync(Scope.extend(FiberSet.make(), scope)), fiber)
-      }
-      return fiber
-    }
-    const background = (effect: Effect.Effect<void>): void => {
-      runInBackground(effect)
-    }
-    // The timeout sweeper (below): a fiber of its own, interrupted when the connection ends.
-    let sweeper: Fiber.RuntimeFiber<void> | undefined
-    let sweepAt = Number.POSITIVE_INFINITY
-    const clock = yield* Effect.clock
-    const pending = new Map<JsonRpc.RequestId, Pending>()
-    const closedSignal = yield* Deferred.make<void>()
     const semaphore = options.concurrency === undefined ? undefined : yield* Effect.makeSemaphore(options.concurrency)
-    const defaultTimeout = Duration.toMillis(options.defaultTimeout ?? Duration.seconds(60))
-    let closed = false
-    let nextId = 0
-
-    const send = (message: Transport.Outgoing, sendOptions?: Transport.SendOptions) =>
-      transport.send(message, sendOptions)
-
-    const sendQuietly = (message: Transport.Outgoing, sendOptions?: Transport.SendOptions) =>
-      send(message, sendOptions).pipe(
-        Effect.catchAll((e) => Effect.logDebug("effect-mcp: could not send a message", e.reason))
-      )
-
-    // ---------- incoming requests ----------
-
-    /** Runs a request's handler and hands the response it deserves to `respond` (none when interrupted). */
-    const answer = (
-      request: JsonRpc.Request,
-      frame: Transport.Frame,
-      respond: (response: JsonRpc.Message) => Effect.Effect<void>
-    ) =>
-      Effect.matchCauseEffect(handlers.onRequest(request, frame), {
-        onSuccess: (result) => respond(JsonRpc.success(request.id, result)),
-        onFailure: (cause) => {
-          const failure = Cause.failureOption(cause)
-          if (Option.isSome(failure)) {
-            return respond(JsonRpc.failure(request.id, handlers.toWire(failure.value, request, frame)))
-          }
-          if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
-          return Effect.logError(`effect-mcp: the handler of ${request.method} failed`, cause).pipe(
-            Effect.zipRight(respond(JsonRpc.failure(request.id, internalError)))
-          )
-        }
-      })
-
-    const bounded = <A, E>(effect: Effect.Effect<A, E>) =>
-      semaphore === undefined ? effect : semaphore.withPermits(1)(effect)
-
-    /** Starts answering a request in a fiber of its own, at once (a handler that needs no wait completes here). */
-    const startRequest = (request: JsonRpc.Request, frame: Transport.Frame): void => {
-      if (isInFlight(request.id)) {
-        background(sendQuietly(
-          JsonRpc.failure(request.id, {
-            code: McpError.codes.InvalidRequest,
-            message: `Request id ${JSON.stringify(request.id)} is already in use by a request in flight`
-          })
-        ))
-        return
-      }
-      const fiber = runFork(
-        bounded(answer(request, frame, (response) => sendQuietly(response, { relatedRequestId: request.id })))
-      )
-      // A request answered without waiting is over already: only one still running is in flight.
-      if (fiber.unsafePoll() === null) FiberMap.unsafeSet(inflightMap(), request.id, fiber)
-    }
-
-    // ---------- responses to our requests ----------
-
-    /** Settles our request `id` with what its response says (a response for no such request is logged and dropped). */
-    const settleId = (
-      id: JsonRpc.RequestId | null,
-      outcome: () => Effect.Effect<Record<string, unknown>, RequestFailure>,
-      why = "unknown request id"
-    ): void => {
-      const entry = id === null ? undefined : pending.get(id)
-      if (entry === undefined || id === null) {
-        background(Effect.logWarning(`effect-mcp: dropped a response for ${why} ${JSON.stringify(id)}`))
-        return
-      }
-      pending.delete(id)
-      complete(entry, outcome())
-    }
-
-    const settle = (response: JsonRpc.Response) =>
-      settleId(
-        response.id,
-        () => "error" in response ? Effect.fail(McpError.fromWire(response.error)) : Effect.succeed(response.result)
-      )
-
-    // ---------- notifications the engine owns ----------
-
-    const onProgress = (params: Record<string, unknown> | undefined): void => {
-      const token = params?.progressToken
-      const entry = typeof token === "string" || typeof token === "number" ? pending.get(token) : undefined
-      if (entry === undefined || entry.onProgress === undefined) {
-        background(Effect.logDebug(`effect-mcp: progress for unknown token ${JSON.stringify(token)}`))
-        return
-      }
-      if (typeof params?.progress !== "number") return
-      if (entry.resets) entry.lastActivity = clock.unsafeCurrentTimeMillis()
-      entry.onProgress({
-        progress: params.progress,
-        ...(typeof params.total === "number" ? { total: params.total } : {}),
-        ...(typeof params.message === "string" ? { message: params.message } : {})
-      })
-    }
-
-    const onCancelled = (params: Record<string, unknown> | undefined): void => {
-      const id = params?.requestId
-      if ((typeof id === "string" || typeof id === "number") && isInFlight(id)) {
-        background(FiberMap.remove(inflightMap(), id))
-      }
-    }
-
-    // ---------- receiving ----------
-
-    const invalid = (u: unknown, reason: string): void =>
-      background(
-        looksLikeResponse(u)
-          ? Effect.logWarning(`effect-mcp: dropped an invalid response: ${reason}`)
-          : sendQuietly(JsonRpc.failure(JsonRpc.salvageId(u), { code: McpError.codes.InvalidRequest, message: reason }))
-      )
-
-    const handleMessage = (message: JsonRpc.Message, frame: Transport.Frame): void => {
-      if (!("method" in message)) return settle(message)
-      if (JsonRpc.isRequest(message)) return startRequest(message, frame)
-      switch (message.method) {
-        case "notifications/cancelled":
-          return onCancelled(message.params)
-        case "notifications/progress":
-          return onProgress(message.params)
-        default:
-          // Started at once: a handler that needs no wait is done before the next frame is handed over.
-          background(
-            handlers.onNotification(message, frame).pipe(
-              Effect.catchAllCause((cause) =>
-                Effect.logError(`effect-mcp: notification ${message.method} failed`, cause)
-              )
-            )
-          )
-      }
-    }
-
-    const handleBatch = (items: ReadonlyArray<unknown>, frame: Transport.Frame) =>
-      Effect.gen(function*() {
-        const slots: Array<Deferred.Deferred<Option.Option<JsonRpc.Message>>> = []
-        for (const item of items) {
-          const decoded = JsonRpc.decodeMessage(item)
-          if (Either.isLeft(decoded)) {
-            if (!looksLikeResponse(item)) {
-              const slot = yield* Deferred.make<Option.Option<JsonRpc.Message>>()
-              yield* Deferred.succeed(
-                slot,
-                Option.some(JsonRpc.failure(JsonRpc.salvageId(item), {
-                  code: McpError.codes.InvalidRequest,
-                  message: `Invalid request: ${decoded.left.message}`
-                }))
-              )
-              slots.push(slot)
-            }
-            continue
-          }
-          const message = decoded.right
-          if (!JsonRpc.isRequest(message)) {
-            handleMessage(message, frame)
-            continue
-          }
-          const slot = yield* Deferred.make<Option.Option<JsonRpc.Message>>()
-          slots.push(slot)
-          if (isInFlight(message.id)) {
-            yield* Deferred.succeed(
-              slot,
-              Option.some(JsonRpc.failure(message.id, {
-                code: McpError.codes.InvalidRequest,
-                message: `Request id ${JSON.stringify(message.id)} is already in use`
-              }))
-            )
-            continue
-          }
-          yield* FiberMap.run(
-            inflightMap(),
-            message.id,
-            bounded(answer(message, frame, (response) => Deferred.succeed(slot, Option.some(response)))).pipe(
-              Effect.onInterrupt(() => Deferred.succeed(slot, Option.none()))
-            )
-          )
-        }
-        if (slots.length === 0) return
-        yield* Effect.forkIn(
-          Effect.forEach(slots, Deferred.await).pipe(
-            Effect.flatMap((responses) => {
-              const out = responses.flatMap((r) => (Option.isSome(r) ? [r.value] : []))
-              return out.length === 0 ? Effect.void : sendQuietly(out)
-            })
-          ),
-          scope
-        )
-      })
-
-    const deliver: Transport.Deliver = (incoming) => {
-      if (closed) return
-      if (incoming._tag === "Malformed") {
-        // A response too large to parse: its request fails now (responses are never answered).
-        if (incoming.responseTo !== undefined) {
-          return settleId(
-            incoming.responseTo,
-            () => Effect.fail(new Transport.TransportError({ reason: `the response was dropped: ${incoming.reason}` })),
-            `request id (${incoming.reason})`
-          )
-        }
-        return background(sendQuietly(
-          JsonRpc.failure(null, { code: McpError.codes.ParseError, message: `Parse error: ${incoming.reason}` })
-        ))
-      }
-      const u = incoming.message
-      if (Array.isArray(u)) {
-        if (u.length === 0) {
-          return background(sendQuietly(
-            JsonRpc.failure(null, { code: McpError.codes.InvalidRequest, message: "Invalid request: empty batch" })
-          ))
-        }
-        if (!handlers.acceptsBatch()) {
-          return background(sendQuietly(JsonRpc.failure(null, {
-            code: McpError.codes.InvalidRequest,
-            message: "Invalid request: JSON-RPC batches are only accepted from revision 2025-03-26 peers"
-          })))
-        }
-        return background(handleBatch(u, incoming))
-      }
-      const decoded = JsonRpc.decodeMessage(u)
-      return Either.isLeft(decoded)
-        ? invalid(u, `Invalid request: ${decoded.left.message}`)
-        : handleMessage(decoded.right, incoming)
-    }
-
-    const shutdown = (reason: string, exit: { readonly exitCode?: number; readonly stderrTail?: string } = {}) =>
-      Effect.suspend(() => {
-        if (closed) return Effect.void
-        closed = true
-        const waiting = [...pending.values()]
-        pending.clear()
-        for (const p of waiting) complete(p, Effect.fail(new ConnectionClosed({ reason, ...exit })))
-        if (sweeper !== undefined) {
-          sweeper.unsafeInterruptAsFork(FiberId.none)
-          sweeper = undefined
-        }
-        return Effect.zipRight(
-          inflight === undefined ? Effect.void : FiberMap.clear(inflight),
-          Deferred.succeed(closedSignal, undefined)
-        )
-      })
-
-    yield* Scoped.onClose(shutdown("the connection's scope closed"))
-
-    /** What the end of the transport means: the peer went away, or the transport failed (logged). */
-    const ended = (failure?: Transport.TransportError) =>
-      failure === undefined
-        ? shutdown("the peer closed the connection")
-        : Effect.zipRight(
-          Effect.logDebug("effect-mcp: transport failed", failure),
-          shutdown(`the transport failed: ${failure.reason}`, {
-            ...(failure.exitCode === undefined ? {} : { exitCode: failure.exitCode }),
-            ...(failure.stderrTail === undefined ? {} : { stderrTail: failure.stderrTail })
-          })
-        )
+    const engine = new Connection(handlers, transport, scope, runFork, yield* Effect.clock, semaphore, options)
 
     if (transport.listen !== undefined) {
       // Frames pushed in: no receiving fiber. Listening starts after the engine is made, as a receiving fiber would
       // (a frame the transport kept meanwhile is handed over then), and the end shuts the engine down from a fiber of
-      // its own.
+      // its own. One finalizer stops listening and shuts the engine down.
       const listen = transport.listen
       let stop: (() => void) | undefined
-      yield* Effect.forkScoped(Effect.sync(() => {
-        if (!closed) stop = listen(deliver, (failure) => void runFork(ended(failure)))
+      yield* Scoped.onClose(Effect.suspend(() => {
+        stop?.()
+        return engine.shutdown("the connection's scope closed")
       }))
-      yield* Scoped.onClose(Effect.sync(() => stop?.()))
+      yield* Effect.forkScoped(Effect.sync(() => {
+        if (!engine.isClosed()) stop = listen(engine.deliver, (failure) => void runFork(engine.ended(failure)))
+      }))
     } else {
-      yield* transport.receive(deliver).pipe(
+      yield* Scoped.onClose(engine.shutdown("the connection's scope closed"))
+      yield* transport.receive(engine.deliver).pipe(
         Effect.matchCauseEffect({
-          onSuccess: () => ended(),
+          onSuccess: () => engine.ended(),
           onFailure: (cause) =>
             Cause.isInterruptedOnly(cause)
-              ? shutdown("the connection was interrupted")
+              ? engine.shutdown("the connection was interrupted")
               : Option.match(Cause.failureOption(cause), {
                 onNone: () =>
                   Effect.zipRight(
                     Effect.logDebug("effect-mcp: transport failed", cause),
-                    shutdown(`the transport failed: ${Cause.pretty(cause)}`)
+                    engine.shutdown(`the transport failed: ${Cause.pretty(cause)}`)
                   ),
-                onSome: ended
+                onSome: (failure) => engine.ended(failure)
               })
         }),
         Effect.forkScoped
       )
     }
-
-    // ---------- outgoing requests ----------
-
-    // One sweeper fiber per connection fails expired requests, so a request costs no timer of its own. It wakes at
-    // the earliest deadline it knows of, or after `idleCheck` to see whether anything still waits, and stops when
-    // nothing does: an idle connection holds no fiber for it. A request whose deadline comes more than
-    // `resolution` before the planned sweep restarts it, so short timeouts fire on time.
-    const resolution = Duration.toMillis(options.timeoutResolution ?? Duration.millis(10))
-    const idleCheck = 50
-    const expiryOf = (entry: Pending) => Math.min(entry.lastActivity + entry.timeoutMs, entry.deadlineMs)
-    /** Fails the requests expired at `now`; the earliest deadline of those left (infinite when none). */
-    const expire = (now: number): number => {
-      let next = Number.POSITIVE_INFINITY
-      const expired: Array<[JsonRpc.RequestId, Pending]> = []
-      for (const [id, entry] of pending) {
-        const at = expiryOf(entry)
-        if (now >= at) expired.push([id, entry])
-        else if (at < next) next = at
-      }
-      for (const [id, entry] of expired) {
-        pending.delete(id)
-        runInBackground(cancel(id, "The request timed out", entry.related))
-        complete(
-          entry,
-          Effect.fail(
-            new McpError.RequestTimeout({
-              message: `Request ${entry.method} (id ${JSON.stringify(id)}) timed out after ${
-                now - entry.lastActivity
-              } ms`,
-              method: entry.method
-            })
-          )
-        )
-      }
-      return next
-    }
-    const sweepLoop: Effect.Effect<void> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.suspend(() => {
-        if (now < sweepAt) return Effect.zipRight(Effect.sleep(Duration.millis(sweepAt - now)), sweepLoop)
-        const next = expire(now)
-        if (pending.size === 0) {
-          sweeper = undefined
-          sweepAt = Number.POSITIVE_INFINITY
-          return Effect.void
-        }
-        sweepAt = Math.min(next, now + idleCheck)
-        return sweepLoop
-      }))
-    /** Makes sure a sweep comes by `at` (within the resolution), for a request sent at `now`. */
-    const sweepBy = (now: number, at: number): void => {
-      if (sweeper !== undefined && at + resolution >= sweepAt) return
-      const previous = sweeper
-      sweepAt = Math.min(at, now + idleCheck)
-      sweeper = runFork(sweepLoop)
-      if (previous !== undefined) previous.unsafeInterruptAsFork(previous.id())
-    }
-
-    const cancel = (id: JsonRpc.RequestId, reason: string, relatedRequestId: JsonRpc.RequestId | undefined) =>
-      closed
-        ? Effect.void
-        : sendQuietly(
-          JsonRpc.notification("notifications/cancelled", { requestId: id, reason }),
-          relatedRequestId === undefined ? undefined : { relatedRequestId }
-        )
-
-    /** Forgets our request `id` whose caller is gone, and tells the peer (if it is still waiting for the response). */
-    const abandon = (id: JsonRpc.RequestId, entry: Pending): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        if (pending.get(id) !== entry) return Effect.void
-        pending.delete(id)
-        return cancel(id, "The request was cancelled", entry.related)
-      })
-
-    /**
-     * Waits for a pending request's outcome. One that is there already (a peer that answered within the send) is
-     * taken without `Effect.async`, whose resumption, even a synchronous one, goes through the scheduler. The wait
-     * has no canceller: `Effect.async` wraps one in an interruption handler (an uninterruptible region and an exit
-     * continuation per call, about a fifth of a stdio client's CPU per call), so an interrupted wait is abandoned by
-     * the observer of the caller's fiber instead, when that fiber ends.
-     */
-    const outcomeOf = (entry: Pending) =>
-      Effect.suspend(() =>
-        entry.outcome ?? Effect.async<Record<string, unknown>, RequestFailure>((resume) => {
-          if (entry.outcome !== undefined) return resume(entry.outcome)
-          entry.resume = resume
-        })
-      )
-
-    // A request settles without an exit handler around it (an uninterruptible region per call costs more than the
-    // rest of an in-memory round trip): responses, timeouts and the connection's end take it out of `pending`
-    // themselves, and a caller interrupted while the request is being sent (a transport waiting for room) or while
-    // it waits for the response abandons it, and cancels it on the wire, from an observer of the caller's fiber
-    // (added before the send and removed when the request settles), once that fiber has ended.
-    const request: Engine["request"] = (method, params, requestOptions = {}) =>
-      Effect.withFiberRuntime((caller) => {
-        if (closed) return Effect.fail(new ConnectionClosed({ reason: "the connection has ended" }))
-        const id = nextId++
-        const now = clock.unsafeCurrentTimeMillis()
-        const related = requestOptions.relatedRequestId
-        const entry: Pending = {
-          caller,
-          abandonOnExit: () => runInBackground(abandon(id, entry)),
-          method,
-          timeoutMs: requestOptions.timeout === undefined ? defaultTimeout : Duration.toMillis(requestOptions.timeout),
-          deadlineMs: requestOptions.maxTotalTimeout === undefined
-            ? Number.POSITIVE_INFINITY
-            : now + Duration.toMillis(requestOptions.maxTotalTimeout),
-          resume: undefined,
-          outcome: undefined,
-          onProgress: requestOptions.onProgress,
-          resets: requestOptions.resetTimeoutOnProgress ?? true,
-          lastActivity: now,
-          related
-        }
-        pending.set(id, entry)
-        sweepBy(now, expiryOf(entry))
-        requestOptions.onId?.(id)
-        const withToken = requestOptions.onProgress === undefined ? params : {
-          ...params,
-          _meta: { ...(isRecord(params?._meta) ? params._meta : {}), progressToken: id }
-        }
-        caller.addObserver(entry.abandonOnExit)
-        return Effect.matchCauseEffect(
-          send(
-            JsonRpc.request(id, method, withToken),
-            related === undefined ? undefined : { relatedRequestId: related }
-          ),
-          {
-            onFailure: (cause) => {
-              release(entry)
-              pending.delete(id)
-              return Effect.failCause(cause)
-            },
-            onSuccess: () => outcomeOf(entry)
-          }
-        )
-      })
-
-    const notify: Engine["notify"] = (method, params, sendOptions) =>
-      send(JsonRpc.notification(method, params), sendOptions)
-
-    return {
-      request,
-      notify,
-      closed: Deferred.await(closedSignal),
-      isClosed: () => closed,
-      inFlight: () => inflight === undefined ? 0 : Effect.runSync(FiberMap.size(inflight)),
-      pendingCount: () => pending.size,
-      background
-    }
+    return engine
   })

@@ -15,7 +15,7 @@ import * as FiberId from "effect/FiberId"
 import * as PubSub from "effect/PubSub"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { CacheableMethod, ChangeWatcher, ListKind, McpServerService } from "../McpServer.js"
+import type { CacheableMethod, ChangeWatcher, ConnectionCounts, ListKind, McpServerService } from "../McpServer.js"
 import * as RequestContext from "../RequestContext.js"
 import type * as Transport from "../Transport.js"
 import * as Engine from "./engine.js"
@@ -202,7 +202,7 @@ class HandshakePeer implements Peer {
  * module-level tables, so that a connection allocates a few objects rather than a closure per operation. It is the
  * engine's handlers, its requests' owner and the server's change watcher.
  */
-class Session implements Engine.Handlers<McpError.McpError>, Owner, ChangeWatcher {
+class Session implements Engine.Handlers<McpError.McpError>, Owner, ChangeWatcher, ConnectionCounts {
   engine!: Engine.Engine
   /** The connection's scope. */
   scope!: Scope.Scope
@@ -588,6 +588,20 @@ class Session implements Engine.Handlers<McpError.McpError>, Owner, ChangeWatche
     }
   }
 
+  // ---------- the server's counts ----------
+
+  inFlight(): number {
+    return this.engine.inFlight()
+  }
+
+  pending(): number {
+    return this.engine.pendingCount()
+  }
+
+  isClosed(): boolean {
+    return this.engine.isClosed()
+  }
+
   acceptsBatch(): boolean {
     return this.revision === "2025-03-26"
   }
@@ -834,6 +848,6 @@ export const make = (
       server.options.concurrency === undefined ? {} : { concurrency: server.options.concurrency }
     )
     const engine = session.engine
-    yield* server.track({ inFlight: engine.inFlight, pending: engine.pendingCount, isClosed: engine.isClosed })
+    yield* server.track(session)
     return { engine, closed: engine.closed }
   })
