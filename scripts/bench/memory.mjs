@@ -1,7 +1,7 @@
 // Workload: in-memory tools/call round trips, effect-mcp against @modelcontextprotocol/sdk 1.32's
 // InMemoryTransport, interleaved in one run. Reports calls per second and CPU µs per call, sequential
 // and 64 in flight, as medians of several runs, with the same-run ratio (ours / theirs for calls/s).
-import { McpClient, McpServer, McpTest } from "@effect-mcp/core"
+import { InMemoryTransport, McpClient, McpServer, McpTest, Transport } from "@effect-mcp/core"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer as SdkServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -66,6 +66,32 @@ const ours = async (revision) => {
   }
 }
 
+/**
+ * One connection of a server that is already running: an in-memory pair, a session of the shared registry
+ * (`McpServer.connect`) and a client. This is what a server with many clients (or a host's many clients of servers)
+ * pays per connection; an SDK McpServer serves one transport at a time, so its cost per connection is its pair's.
+ */
+const oursConnection = (registry) => async () => {
+  const scope = Effect.runSync(Scope.make())
+  const client = await Effect.runPromise(Scope.extend(
+    Effect.gen(function*() {
+      const pair = yield* InMemoryTransport.makePair
+      yield* McpServer.connect.pipe(
+        Effect.provideService(McpServer.McpServer, registry),
+        Effect.provideService(Transport.Transport, pair.server)
+      )
+      return yield* McpClient.make({ name: "bench-client", version: "1" }).pipe(
+        Effect.provideService(Transport.Transport, pair.client)
+      )
+    }),
+    scope
+  ))
+  return {
+    call: () => Effect.runPromise(client.callTool("echo", { text: "hello" })),
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
 const theirs = async () => {
   const server = new SdkServer({ name: "bench", version: "1" })
   server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({
@@ -84,12 +110,13 @@ const theirs = async () => {
   }
 }
 
-/** Heap bytes per live client+server pair, with PAIRS pairs connected at once. */
+/** Heap bytes per live client+server pair, with PAIRS pairs connected at once (and idle: their sweeps are over). */
 const heapPerPair = async (make) => {
   const before = settledHeap()
   const peers = []
   for (let i = 0; i < PAIRS; i++) peers.push(await make())
   for (const p of peers) await p.call() // every pair has served a call
+  await new Promise((resolve) => setTimeout(resolve, 200)) // a connection's timeout sweeper stops 50 ms after its call
   const after = settledHeap()
   for (const p of peers) await p.close()
   return (after - before) / PAIRS
@@ -140,13 +167,28 @@ export const run = async () => {
   }
   const heapRows = []
   const pair = { ours: [], theirs: [] }
+  const connection = []
   const growth = { ours: [], theirs: [] }
+  const registryScope = Effect.runSync(Scope.make())
+  const registry = Context.get(
+    await Effect.runPromise(Layer.buildWithScope(
+      McpServer.tool({
+        name: "echo",
+        input: Schema.Struct({ text: Schema.String }),
+        handler: ({ text }) => Effect.succeed(text)
+      }).pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" }))),
+      registryScope
+    )),
+    McpServer.McpServer
+  )
   for (let i = 0; i < Math.max(1, Math.ceil(RUNS / 2)); i++) {
     for (const [who, make] of [["ours", () => ours()], ["theirs", theirs]]) {
       pair[who].push(await heapPerPair(make))
       growth[who].push(await growthPerCall(make))
     }
+    connection.push(await heapPerPair(oursConnection(registry)))
   }
+  await Effect.runPromise(Scope.close(registryScope, Exit.void))
   const kb = (b) => `${(b / 1024).toFixed(1)} KB`
   const o = median(pair.ours)
   const t = median(pair.theirs)
@@ -155,6 +197,13 @@ export const run = async () => {
     ours: kb(o),
     theirs: kb(t),
     ratio: `${(o / t).toFixed(2)}× the heap`
+  })
+  const c = median(connection)
+  heapRows.push({
+    workload: `in-memory heap per live connection of one running server, client + session (${PAIRS}; the SDK: its pair)`,
+    ours: kb(c),
+    theirs: kb(t),
+    ratio: `${(c / t).toFixed(2)}× the heap`
   })
   heapRows.push({
     workload: `in-memory heap growth over ${GROWTH_CALLS} calls`,
