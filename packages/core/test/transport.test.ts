@@ -180,3 +180,34 @@ describe("McpServer.connect", () => {
       yield* Scope.close(registryScope, Exit.void)
     }))
 })
+
+describe("services as values", () => {
+  it.scoped("a client and a registry can be destructured and spread: their accessors are own properties", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(McpTest.layer(server, { name: "c", version: "1", revision: "2025-11-25" }))
+      const client = Context.get(context, McpClient.McpClient)
+      const { callTool } = client
+      expect((yield* callTool("echo", { text: "destructured" })).content).toEqual([
+        { type: "text", text: "destructured" }
+      ])
+      // A decorated client, as middleware would make it: every stream and the connection's end come along.
+      const calls: Array<string> = []
+      const decorated: McpClient.McpClientService = {
+        ...client,
+        callTool: (name, args, options) =>
+          Effect.zipRight(Effect.sync(() => calls.push(name)), callTool(name, args, options))
+      }
+      expect(Stream.StreamTypeId in decorated.notifications).toBe(true)
+      expect(Stream.StreamTypeId in decorated.toolListChanged).toBe(true)
+      expect(Effect.isEffect(decorated.closed)).toBe(true)
+      yield* decorated.callTool("echo", { text: "decorated" })
+      expect(calls).toEqual(["echo"])
+      const registry = Context.get(context, McpServer.McpServer)
+      const { addTool, tools } = registry
+      const copy: McpServer.McpServerService = { ...registry, track: () => Effect.void }
+      expect(copy.tasks.size()).toBe(0)
+      expect(copy.changes).toBe(registry.changes)
+      yield* addTool({ ...tools()[0]!, descriptor: { ...tools()[0]!.descriptor, name: "echo2" } })
+      expect(copy.tools().map((t) => t.descriptor.name)).toEqual(["echo", "echo2"])
+    }))
+})
