@@ -1,7 +1,7 @@
 // Workload: in-memory tools/call round trips, effect-mcp against @modelcontextprotocol/sdk 1.32's
 // InMemoryTransport, interleaved in one run. Reports calls per second and CPU µs per call, sequential
 // and 64 in flight, as medians of several runs, with the same-run ratio (ours / theirs for calls/s).
-import { InMemoryTransport, McpClient, McpServer, McpTest, Transport } from "@effect-mcp/core"
+import { InMemoryTransport as OurInMemory, McpClient, McpServer, McpTest, Transport } from "@effect-mcp/core"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer as SdkServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -75,7 +75,7 @@ const oursConnection = (registry) => async () => {
   const scope = Effect.runSync(Scope.make())
   const client = await Effect.runPromise(Scope.extend(
     Effect.gen(function*() {
-      const pair = yield* InMemoryTransport.makePair
+      const pair = yield* OurInMemory.makePair
       yield* McpServer.connect.pipe(
         Effect.provideService(McpServer.McpServer, registry),
         Effect.provideService(Transport.Transport, pair.server)

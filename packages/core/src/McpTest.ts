@@ -19,9 +19,13 @@ const served = <E, R>(server: Layer.Layer<McpServer.McpServer, E, R>) =>
   Effect.gen(function*() {
     const pair = yield* InMemoryTransport.makePair
     const context = yield* Layer.build(server)
-    yield* McpServer.connect.pipe(
+    // Served from a fiber of its own, as `McpServer.serve`: a session made with `McpServer.connect` here (in the
+    // Layer's building fiber) saves that fiber's 11 KB, but makes calls driven by a `runPromise` each about 1.5×
+    // as costly (survivors of every scavenge; `scratchpad/prof-steady.mjs`), for reasons not yet understood.
+    yield* McpServer.serve.pipe(
       Effect.provideService(McpServer.McpServer, Context.get(context, McpServer.McpServer)),
-      Effect.provideService(Transport.Transport, pair.server)
+      Effect.provideService(Transport.Transport, pair.server),
+      Effect.forkScoped
     )
     return { client: pair.client, context }
   })
