@@ -226,10 +226,6 @@ class Session implements Engine.Handlers<McpError.McpError>, Owner, ChangeWatche
     this.serverCapabilities = server.capabilities()
   }
 
-  get options(): McpServerService["options"] {
-    return this.server.options
-  }
-
   get requestTimeout(): Duration.DurationInput {
     return this.server.options.requestTimeout ?? Duration.seconds(60)
   }
