@@ -50,7 +50,7 @@ export interface Options {
   readonly requestTimeout?: Duration.DurationInput
   /** How long list changes are gathered before `list_changed` is sent (default 10 ms). */
   readonly listChangedDebounce?: Duration.DurationInput
-  /** The secret that authenticates multi-round-trip `requestState` (default: random per process). */
+  /** The secret that authenticates multi-round-trip `requestState` (default: random per server). */
   readonly requestStateKey?: string | Uint8Array
   /**
    * The cache hints of list, read and discover results under 2026-07-28 (default: 0 ms, private);
@@ -396,7 +396,7 @@ export const prompt = <
 
 const renamed = (server: McpServerService, prefix: string): McpServerService => ({
   ...server,
-  // Made on first use behind getters, which a spread does not copy.
+  // Forwarded, not copied: a spread would evaluate these accessors and so make the hubs and the task store now.
   get changes() {
     return server.changes
   },

@@ -309,14 +309,8 @@ const makeHandler = (options: Options) =>
     const protect = options.dnsRebindingProtection ?? true
     const allowedHosts = (options.allowedHosts ?? localHosts).map((h) => h.toLowerCase())
     const sessions = new Map<string, Session>()
-    // Stateless requests share one requestState key (random per endpoint unless configured), so that a
-    // multi-round-trip retry verifies the state an earlier round signed.
-    const statelessServer: McpServer.McpServerService = server.options.requestStateKey === undefined
-      ? {
-        ...server,
-        options: { ...server.options, requestStateKey: globalThis.crypto.getRandomValues(new Uint8Array(32)) }
-      }
-      : server
+    // Stateless requests share the server's requestState signer (one key per server, random unless configured),
+    // so that a multi-round-trip retry verifies the state an earlier round signed.
 
     // ---------- 2026-07-28: one connection for every stateless request ----------
 
@@ -362,7 +356,7 @@ const makeHandler = (options: Options) =>
       })
       const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
       yield* McpServer.serve.pipe(
-        Effect.provideService(McpServer.McpServer, { ...statelessServer, track: () => Effect.void }),
+        Effect.provideService(McpServer.McpServer, { ...server, track: () => Effect.void }),
         Effect.provideService(Transport.Transport, transport),
         Scope.extend(scope),
         Effect.ensuring(unanswered),

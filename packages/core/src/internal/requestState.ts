@@ -39,12 +39,12 @@ export interface Signer {
   readonly verify: (token: string) => Effect.Effect<State | undefined>
 }
 
+type Key = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
+
 /**
  * A signer whose key is imported, from the configured secret or else from random bytes, on first use: a server that
  * never signs a state holds no key.
  */
-type Key = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
-
 class HmacSigner implements Signer {
   #key: Promise<Key> | undefined
 
