@@ -1,7 +1,7 @@
 // Workload: in-memory tools/call round trips, effect-mcp against @modelcontextprotocol/sdk 1.32's
 // InMemoryTransport, interleaved in one run. Reports calls per second and CPU µs per call, sequential
 // and 64 in flight, as medians of several runs, with the same-run ratio (ours / theirs for calls/s).
-import { InMemoryTransport as OurInMemory, McpClient, McpServer, McpTest, Transport } from "@effect-mcp/core"
+import { InMemoryTransport as OurInMemory, McpClient, McpServer, McpTest, Tool, Transport } from "@effect-mcp/core"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer as SdkServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -75,6 +75,38 @@ const oursConnection = (registry) => async () => {
   const scope = Effect.runSync(Scope.make())
   const client = await Effect.runPromise(Scope.extend(
     Effect.gen(function*() {
+      const pair = yield* OurInMemory.makePair
+      yield* McpServer.connect.pipe(
+        Effect.provideService(McpServer.McpServer, registry),
+        Effect.provideService(Transport.Transport, pair.server)
+      )
+      return yield* McpClient.make({ name: "bench-client", version: "1" }).pipe(
+        Effect.provideService(Transport.Transport, pair.client)
+      )
+    }),
+    scope
+  ))
+  return {
+    call: () => Effect.runPromise(client.callTool("echo", { text: "hello" })),
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+/**
+ * A whole pair built from values, as the SDK's pair is: a registry of its own (`McpServer.make`) with the tool added,
+ * a session (`McpServer.connect`) and a client, all in one Scope, with no Layer. `ours()` builds the same pair through
+ * Layers (`McpTest.layer`), which is how tests build one and costs Effect's Layer bookkeeping on top.
+ */
+const oursValues = async () => {
+  const scope = Effect.runSync(Scope.make())
+  const client = await Effect.runPromise(Scope.extend(
+    Effect.gen(function*() {
+      const registry = yield* McpServer.make({ name: "bench", version: "1" })
+      yield* registry.addTool(Tool.make({
+        name: "echo",
+        input: Schema.Struct({ text: Schema.String }),
+        handler: ({ text }) => Effect.succeed(text)
+      }, Context.empty()))
       const pair = yield* OurInMemory.makePair
       yield* McpServer.connect.pipe(
         Effect.provideService(McpServer.McpServer, registry),
@@ -168,6 +200,7 @@ export const run = async () => {
   const heapRows = []
   const pair = { ours: [], theirs: [] }
   const connection = []
+  const values = []
   const growth = { ours: [], theirs: [] }
   const registryScope = Effect.runSync(Scope.make())
   const registry = Context.get(
@@ -187,16 +220,24 @@ export const run = async () => {
       growth[who].push(await growthPerCall(make))
     }
     connection.push(await heapPerPair(oursConnection(registry)))
+    values.push(await heapPerPair(oursValues))
   }
   await Effect.runPromise(Scope.close(registryScope, Exit.void))
   const kb = (b) => `${(b / 1024).toFixed(1)} KB`
   const o = median(pair.ours)
   const t = median(pair.theirs)
   heapRows.push({
-    workload: `in-memory heap per live client+server pair (${PAIRS} pairs)`,
+    workload: `in-memory heap per live client+server pair (${PAIRS} pairs), ours built with Layers (McpTest.layer)`,
     ours: kb(o),
     theirs: kb(t),
     ratio: `${(o / t).toFixed(2)}× the heap`
+  })
+  const v = median(values)
+  heapRows.push({
+    workload: `in-memory heap per live client+server pair (${PAIRS} pairs), ours built from values (make, connect)`,
+    ours: kb(v),
+    theirs: kb(t),
+    ratio: `${(v / t).toFixed(2)}× the heap`
   })
   const c = median(connection)
   heapRows.push({

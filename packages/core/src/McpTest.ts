@@ -20,8 +20,9 @@ const served = <E, R>(server: Layer.Layer<McpServer.McpServer, E, R>) =>
     const pair = yield* InMemoryTransport.makePair
     const context = yield* Layer.build(server)
     // Served from a fiber of its own, as `McpServer.serve`: a session made with `McpServer.connect` here (in the
-    // Layer's building fiber) saves that fiber's 11 KB, but makes calls driven by a `runPromise` each about 1.5×
-    // as costly (survivors of every scavenge; `scratchpad/prof-steady.mjs`), for reasons not yet understood.
+    // Layer's building fiber) saves that fiber's 11 KB, but then a process whose only fibers are the callers' (a
+    // `runPromise` per call) empties Effect's global Set of root fibers after every call, and each call cost about
+    // 1.5× as much (`scratchpad/roots-probe.mjs`; see docs/benchmarks.md, "Root fibers").
     yield* McpServer.serve.pipe(
       Effect.provideService(McpServer.McpServer, Context.get(context, McpServer.McpServer)),
       Effect.provideService(Transport.Transport, pair.server),
