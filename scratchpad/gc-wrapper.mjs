@@ -15,4 +15,4 @@ new PerformanceObserver((list) => {
 const dump = () => writeFileSync("/tmp/gc-summary.txt", JSON.stringify({ ...totals, cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000 }) + "\n")
 process.on("exit", dump)
 process.on("SIGTERM", () => { dump(); process.exit(0) })
-await import("../examples/everything/dist/main.js")
+await import(process.env.GC_MAIN ?? "../examples/everything/dist/main.js")

@@ -1,6 +1,6 @@
 // What 1,000 live in-memory client+server pairs (McpTest, as the memory bench builds them) hold, by object kind:
 // heap snapshots before and after, self sizes summed per constructor name, per pair. SDK=1 measures SDK 1.32's pairs.
-import { InMemoryTransport, McpClient, McpServer, McpTest, Transport } from "@effect-mcp/core"
+import { InMemoryTransport, McpClient, McpServer, McpTest, Tool, Transport } from "@effect-mcp/core"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport as SdkInMemory } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer as SdkServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -49,7 +49,20 @@ const oursShared = async () => {
   await Effect.runPromise(client.callTool("echo", { text: "hello" }))
   return scope
 }
-const ours = process.env.SHARED === "1" ? oursShared : async () => {
+// VALUES=1: each pair built from values, with no Layer (McpServer.make, addTool, connect, McpClient.make).
+const oursValues = async () => {
+  const scope = Effect.runSync(Scope.make())
+  const client = await Effect.runPromise(Scope.extend(Effect.gen(function*() {
+    const registry = yield* McpServer.make({ name: "bench", version: "1" })
+    yield* registry.addTool(Tool.make({ name: "echo", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) }, Context.empty()))
+    const pair = yield* InMemoryTransport.makePair
+    yield* McpServer.connect.pipe(Effect.provideService(McpServer.McpServer, registry), Effect.provideService(Transport.Transport, pair.server))
+    return yield* McpClient.make({ name: "c", version: "1" }).pipe(Effect.provideService(Transport.Transport, pair.client))
+  }), scope))
+  await Effect.runPromise(client.callTool("echo", { text: "hello" }))
+  return scope
+}
+const ours = process.env.VALUES === "1" ? oursValues : process.env.SHARED === "1" ? oursShared : async () => {
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(McpTest.layer(server), scope))
   await Effect.runPromise(Context.get(context, McpClient.McpClient).callTool("echo", { text: "hello" }))
