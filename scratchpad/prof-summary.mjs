@@ -9,7 +9,7 @@ const total = [...self.values()].reduce((a, b) => a + b, 0)
 const fn = new Map(), file = new Map()
 for (const [id, t] of self) {
   const n = byId.get(id), cf = n.callFrame
-  const url = cf.url.replace(/.*node_modules\/\.pnpm\/([^/]+)\/.*/, "$1").replace(/.*\/packages\//, "").replace(/^file:\/\//, "")
+  const url = cf.url.replace(/.*node_modules\/\.pnpm\/effect@[^/]+\/node_modules\/effect\/dist\/esm\//, "effect/").replace(/.*node_modules\/\.pnpm\/([^/]+)\/.*/, "$1").replace(/.*\/packages\//, "").replace(/^file:\/\//, "")
   const k = `${cf.functionName || "(anon)"} ${url}:${cf.lineNumber + 1}`
   fn.set(k, (fn.get(k) ?? 0) + t)
   const f = url || cf.functionName
