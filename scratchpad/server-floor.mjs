@@ -7,6 +7,8 @@ import { StdioServerTransport } from "@effect-mcp/node"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as RuntimeFlags from "effect/RuntimeFlags"
+import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { writeFileSync } from "node:fs"
@@ -25,7 +27,11 @@ await Effect.runPromise(Scope.extend(Effect.gen(function*() {
   const registry = yield* McpServer.make({ name: "bench", version: "1" })
   yield* registry.addTool(Tool.make({ name: "echo", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) }, Context.empty()))
   yield* McpServer.connect.pipe(Effect.provideService(McpServer.McpServer, registry), Effect.provideService(Transport.Transport, StdioServerTransport.make(input, output)))
-}), scope))
+}).pipe(
+  // METRICS=off: the connection is made with Effect's runtime metrics off (every fiber it forks updates five
+  // metrics when they are on, Effect's default).
+  process.env.METRICS === "off" ? Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.disable(RuntimeFlags.RuntimeMetrics)) : (e) => e
+), scope))
 let waiting
 output.setEncoding("utf8")
 output.on("data", (d) => { const w = waiting; waiting = undefined; w?.(d) })
