@@ -66,63 +66,51 @@ const ours = async (revision) => {
   }
 }
 
-/**
- * One connection of a server that is already running: an in-memory pair, a session of the shared registry
- * (`McpServer.connect`) and a client. This is what a server with many clients (or a host's many clients of servers)
- * pays per connection; an SDK McpServer serves one transport at a time, so its cost per connection is its pair's.
- */
-const oursConnection = (registry) => async () => {
+/** A peer over a client made in a Scope of its own by `build` (closing the peer closes that Scope). */
+const scopedPeer = async (build) => {
   const scope = Effect.runSync(Scope.make())
-  const client = await Effect.runPromise(Scope.extend(
-    Effect.gen(function*() {
-      const pair = yield* OurInMemory.makePair
-      yield* McpServer.connect.pipe(
-        Effect.provideService(McpServer.McpServer, registry),
-        Effect.provideService(Transport.Transport, pair.server)
-      )
-      return yield* McpClient.make({ name: "bench-client", version: "1" }).pipe(
-        Effect.provideService(Transport.Transport, pair.client)
-      )
-    }),
-    scope
-  ))
+  const client = await Effect.runPromise(Scope.extend(build, scope))
   return {
     call: () => Effect.runPromise(client.callTool("echo", { text: "hello" })),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
 
+/** A session of `registry` (`McpServer.connect`) and a client, over an in-memory pair, in the current scope. */
+const connectClient = (registry) =>
+  Effect.gen(function*() {
+    const pair = yield* OurInMemory.makePair
+    yield* McpServer.connect.pipe(
+      Effect.provideService(McpServer.McpServer, registry),
+      Effect.provideService(Transport.Transport, pair.server)
+    )
+    return yield* McpClient.make({ name: "bench-client", version: "1" }).pipe(
+      Effect.provideService(Transport.Transport, pair.client)
+    )
+  })
+
+/**
+ * One connection of a server that is already running: an in-memory pair, a session of the shared registry
+ * (`McpServer.connect`) and a client. This is what a server with many clients (or a host's many clients of servers)
+ * pays per connection; an SDK McpServer serves one transport at a time, so its cost per connection is its pair's.
+ */
+const oursConnection = (registry) => () => scopedPeer(connectClient(registry))
+
 /**
  * A whole pair built from values, as the SDK's pair is: a registry of its own (`McpServer.make`) with the tool added,
  * a session (`McpServer.connect`) and a client, all in one Scope, with no Layer. `ours()` builds the same pair through
  * Layers (`McpTest.layer`), which is how tests build one and costs Effect's Layer bookkeeping on top.
  */
-const oursValues = async () => {
-  const scope = Effect.runSync(Scope.make())
-  const client = await Effect.runPromise(Scope.extend(
-    Effect.gen(function*() {
-      const registry = yield* McpServer.make({ name: "bench", version: "1" })
-      yield* registry.addTool(Tool.make({
-        name: "echo",
-        input: Schema.Struct({ text: Schema.String }),
-        handler: ({ text }) => Effect.succeed(text)
-      }, Context.empty()))
-      const pair = yield* OurInMemory.makePair
-      yield* McpServer.connect.pipe(
-        Effect.provideService(McpServer.McpServer, registry),
-        Effect.provideService(Transport.Transport, pair.server)
-      )
-      return yield* McpClient.make({ name: "bench-client", version: "1" }).pipe(
-        Effect.provideService(Transport.Transport, pair.client)
-      )
-    }),
-    scope
-  ))
-  return {
-    call: () => Effect.runPromise(client.callTool("echo", { text: "hello" })),
-    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
-  }
-}
+const oursValues = () =>
+  scopedPeer(Effect.gen(function*() {
+    const registry = yield* McpServer.make({ name: "bench", version: "1" })
+    yield* registry.addTool(Tool.make({
+      name: "echo",
+      input: Schema.Struct({ text: Schema.String }),
+      handler: ({ text }) => Effect.succeed(text)
+    }, Context.empty()))
+    return yield* connectClient(registry)
+  }))
 
 const theirs = async () => {
   const server = new SdkServer({ name: "bench", version: "1" })
