@@ -45,7 +45,7 @@ describe("stdio line writer", () => {
       expect(output.listenerCount("drain")).toBe(0)
     }))
 
-  it.live("lines written in one tick go out together, at most 16 to a system call, in order", () =>
+  it.live("a line alone in its tick goes out at once; a tick's burst goes out in batches of at most 16, in order", () =>
     Effect.gen(function*() {
       const batches: Array<Array<number>> = []
       const ids = (chunk: unknown) => String(chunk).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l).id)
@@ -60,13 +60,33 @@ describe("stdio line writer", () => {
         }
       })
       const writer = Writer.make(output, "test")
-      yield* Effect.forEach(
-        Array.from({ length: 40 }, (_, i) => i),
-        (id) => writer.send({ jsonrpc: "2.0", id, result: {} }),
-        { discard: true }
-      )
-      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
-      expect(batches.map((batch) => batch.length)).toEqual([16, 16, 8])
-      expect(batches.flat()).toEqual(Array.from({ length: 40 }, (_, i) => i))
+      const send = (id: number) => writer.send({ jsonrpc: "2.0", id, result: {} })
+      const burst = (from: number) =>
+        Effect.forEach(Array.from({ length: 40 }, (_, i) => from + i), send, { discard: true })
+      const nextTick = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      const written = () => batches.splice(0)
+
+      // One line in a quiet writer's tick: written in the send itself.
+      yield* send(0)
+      expect(written()).toEqual([[0]])
+      yield* nextTick
+      // A burst after a one-line tick: its first line at once, the rest held to the tick's end, 16 to a write.
+      yield* burst(100)
+      expect(written().map((batch) => batch.length)).toEqual([1, 16, 16])
+      yield* nextTick
+      expect(written()).toEqual([Array.from({ length: 7 }, (_, i) => 133 + i)])
+      // A burst after a busy tick: all of it batched.
+      yield* burst(200)
+      yield* nextTick
+      const second = written()
+      expect(second.map((batch) => batch.length)).toEqual([16, 16, 8])
+      expect(second.flat()).toEqual(Array.from({ length: 40 }, (_, i) => 200 + i))
+      // A lone line after a busy tick waits for its tick's end; the next lone line goes at once.
+      yield* send(300)
+      expect(written()).toEqual([])
+      yield* nextTick
+      expect(written()).toEqual([[300]])
+      yield* send(301)
+      expect(written()).toEqual([[301]])
     }))
 })

@@ -57,14 +57,23 @@ export const make = (output: Writable | NodeJS.WritableStream, name: string): Wr
   // The lines written within one tick go out together (one system call rather than one per line), up to
   // LINES_PER_FLUSH of them: a peer can start on the first lines while we write the rest. Unbounded, 64 calls in flight
   // over stdio became a ping-pong of whole batches, each side idle while the other worked (docs/benchmarks.md).
+  // While traffic is one line per tick (a call answered before the next is sent), holding a line to the end of its
+  // tick only delays it: the first line of a tick goes out at once unless the tick before carried several.
   const corkable = "cork" in output && typeof output.cork === "function" ? (output as Writable) : undefined
   let corked = false
   let lines = 0
+  let tickLines = 0
+  let lastTickLines = 0
   const uncork = () => {
     if (!corked) return
     corked = false
     lines = 0
     corkable?.uncork()
+  }
+  const endTick = () => {
+    lastTickLines = tickLines
+    tickLines = 0
+    uncork()
   }
 
   return {
@@ -75,13 +84,13 @@ export const make = (output: Writable | NodeJS.WritableStream, name: string): Wr
         if (isClosed()) return Effect.fail(closed())
         const line = Ndjson.encodeNow(message)
         if (typeof line !== "string") return Effect.fail(line)
-        if (corkable !== undefined && !corked) {
+        if (tickLines++ === 0) process.nextTick(endTick)
+        if (corkable !== undefined && !corked && (tickLines > 1 || lastTickLines > 1)) {
           corked = true
           corkable.cork()
-          process.nextTick(uncork)
         }
         const ok = output.write(line)
-        if (++lines >= LINES_PER_FLUSH) uncork()
+        if (corked && ++lines >= LINES_PER_FLUSH) uncork()
         return ok ? Effect.void : waitForDrain
       })
   }
