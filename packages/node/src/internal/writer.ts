@@ -58,7 +58,7 @@ export const make = (output: Writable | NodeJS.WritableStream, name: string): Wr
   // LINES_PER_FLUSH of them: a peer can start on the first lines while we write the rest. Unbounded, 64 calls in flight
   // over stdio became a ping-pong of whole batches, each side idle while the other worked (docs/benchmarks.md).
   // While traffic is one line per tick (a call answered before the next is sent), holding a line to the end of its
-  // tick only delays it: the first line of a tick goes out at once unless the tick before carried several.
+  // tick only delays it: the first line of a tick goes out at once, unless the last tick that wrote carried several.
   const corkable = "cork" in output && typeof output.cork === "function" ? (output as Writable) : undefined
   let corked = false
   let lines = 0
