@@ -63,28 +63,28 @@ describe("stdio line writer", () => {
       const send = (id: number) => writer.send({ jsonrpc: "2.0", id, result: {} })
       const burst = (from: number) =>
         Effect.forEach(Array.from({ length: 40 }, (_, i) => from + i), send, { discard: true })
-      const nextTick = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      const afterTheTick = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
       const written = () => batches.splice(0)
 
       // One line in a quiet writer's tick: written in the send itself.
       yield* send(0)
       expect(written()).toEqual([[0]])
-      yield* nextTick
+      yield* afterTheTick
       // A burst after a one-line tick: its first line at once, the rest held to the tick's end, 16 to a write.
       yield* burst(100)
       expect(written().map((batch) => batch.length)).toEqual([1, 16, 16])
-      yield* nextTick
+      yield* afterTheTick
       expect(written()).toEqual([Array.from({ length: 7 }, (_, i) => 133 + i)])
       // A burst after a busy tick: all of it batched.
       yield* burst(200)
-      yield* nextTick
+      yield* afterTheTick
       const second = written()
       expect(second.map((batch) => batch.length)).toEqual([16, 16, 8])
       expect(second.flat()).toEqual(Array.from({ length: 40 }, (_, i) => 200 + i))
       // A lone line after a busy tick waits for its tick's end; the next lone line goes at once.
       yield* send(300)
       expect(written()).toEqual([])
-      yield* nextTick
+      yield* afterTheTick
       expect(written()).toEqual([[300]])
       yield* send(301)
       expect(written()).toEqual([[301]])
