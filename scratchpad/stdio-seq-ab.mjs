@@ -1,8 +1,9 @@
 // Sequential echo over stdio, ours against SDK 1.32 (each with its own server, as `pnpm bench` connects them),
 // interleaved ROUNDS times on fresh connections warmed with WARM calls, CALLS measured calls each: calls/s per round,
-// the per-round ratio and the median ratio. The quick way to see whether a change moves the stdio sequential row.
+// the per-round ratio and the median ratio. PIN=split|same pins the two processes (below). The quick way to see whether a change moves the stdio sequential row.
 import { connect } from "../scripts/bench/transports.mjs"
 import { drive } from "../scripts/bench-drive.mjs"
+import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 /** A process's user and system CPU so far, in µs (Linux /proc, clock ticks of 10 ms: long runs only). */
 const cpuOf = (pid) => {
@@ -13,6 +14,11 @@ const ROUNDS = Number(process.env.ROUNDS ?? 6), CALLS = Number(process.env.CALLS
 const CONC = Number(process.env.CONC ?? 1)
 const rate = async (who) => {
   const peer = await connect(who, "stdio")
+  // PIN=split puts this process (all its threads) on CPU 0 and the server on CPU 1; PIN=same puts both on CPU 0.
+  if (process.env.PIN !== undefined) {
+    execFileSync("taskset", ["-a", "-p", "-c", "0", String(process.pid)], { stdio: "ignore" })
+    execFileSync("taskset", ["-a", "-p", "-c", process.env.PIN === "split" ? "1" : "0", String(peer.serverPid)], { stdio: "ignore" })
+  }
   await drive(peer, CONC, WARM)
   const s0 = cpuOf(peer.serverPid), c0 = process.cpuUsage(), t0 = performance.now()
   await drive(peer, CONC, CALLS)
