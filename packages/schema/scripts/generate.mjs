@@ -114,20 +114,65 @@ const flattenUnion = (members, defs) =>
   })
 const dedupe = (members) => members.filter((m, i) => members.findIndex((o) => strip(o) === strip(m)) === i)
 
-/** Emits the Effect Schema expression for a JSON Schema node. */
-const emit = (s, defs, ctx) => {
+// ---------- shared sub-expressions ----------
+// A module builds each distinct sub-expression that it repeats once, as a const of its own, and every use shares
+// that schema: a revision's module repeats the same few (`Schema.optionalWith(Schema.String, { exact: true })`
+// hundreds of times), and building a schema costs microseconds each when the module is imported.
+
+/** How the expressions being emitted are shared: counted (first pass) or hoisted (second pass). */
+let sharing = { share: (e) => e }
+
+/** Counts every call expression (the first pass). */
+const counting = (counts) => ({
+  share: (e) => {
+    if (e.includes("(")) counts.set(e, (counts.get(e) ?? 0) + 1)
+    return e
+  }
+})
+
+/** Replaces each expression used more than once with a const, declared (in `pending`) before its first use. */
+const hoisting = (counts) => {
+  const names = new Map()
+  const texts = new Map()
+  const expand = (e) => e.replace(/\bshared\d+\b/g, (n) => texts.get(n))
+  const state = {
+    pending: [],
+    share: (e) => {
+      const full = expand(e)
+      if ((counts.get(full) ?? 0) < 2) return e
+      let name = names.get(full)
+      if (name === undefined) {
+        name = `shared${names.size + 1}`
+        names.set(full, name)
+        texts.set(name, full)
+        state.pending.push(`const ${name} = ${e}`)
+      }
+      return name
+    }
+  }
+  return state
+}
+
+/** Emits the Effect Schema expression for a JSON Schema node (nested ones shared when repeated). */
+const emit = (s, defs, ctx) =>
+  ctx.top ? emitNode(s, defs, { ...ctx, top: false }) : sharing.share(emitNode(s, defs, ctx))
+
+/** Emits the expression of one node. */
+const emitNode = (s, defs, ctx) => {
   if (s === true || isEmpty(s)) return "Formats.AnyJson"
   if (s.$ref) {
     const n = refName(s.$ref)
     return jsonNames[n] ?? n
   }
-  if (s.allOf) return emit(flattenAllOf(s, defs), defs, ctx)
+  if (s.allOf) return emitNode(flattenAllOf(s, defs), defs, ctx)
   if (s.anyOf || s.oneOf) {
     const members = dedupe(flattenUnion(s.anyOf ?? s.oneOf, defs))
       .map((m, i) => ({ m, i, r: requiredCount(m, defs) }))
       .sort((a, b) => b.r - a.r || a.i - b.i)
-      .map(({ m }) => emit(m, defs, ctx))
-    return members.length === 1 ? members[0] : `Schema.Union(${members.join(", ")})`
+      .map(({ m }) => m)
+    // A union of one is that member, shared (or not) as the node itself.
+    if (members.length === 1) return emitNode(members[0], defs, ctx)
+    return `Schema.Union(${members.map((m) => emit(m, defs, ctx)).join(", ")})`
   }
   if (s.const !== undefined) return `Schema.Literal(${JSON.stringify(s.const)})`
   if (s.enum) return `Schema.Literal(${s.enum.map((e) => JSON.stringify(e)).join(", ")})`
@@ -168,13 +213,13 @@ const emitObject = (s, defs, ctx) => {
   const forceOpen = ctx.name.endsWith("MetaObject") && ctx.depth === 0
   if (props.length === 0) {
     const value = open ? emit(s.additionalProperties, defs, ctx) : "Formats.AnyJson"
-    return `Formats.OpenObject(${value})`
+    return value === "Formats.AnyJson" ? "Formats.OpenAnyJson" : `Formats.OpenObject(${value})`
   }
   const domainProps = ctx.domain && !ctx.domain.$ref && !ctx.domain.anyOf ? ctx.domain.properties ?? {} : {}
   const fields = props.map(([k, v]) => {
     const inner = { ...ctx, depth: ctx.depth + 1, domain: domainProps[k] }
-    let e = k === "_meta" && !v.$ref ? emitMeta(v, defs, inner) : emit(v, defs, inner)
-    return `${key(k)}: ${required.has(k) ? e : `Schema.optionalWith(${e}, { exact: true })`}`
+    let e = k === "_meta" && !v.$ref ? sharing.share(emitMeta(v, defs, inner)) : emit(v, defs, inner)
+    return `${key(k)}: ${required.has(k) ? e : sharing.share(`Schema.optionalWith(${e}, { exact: true })`)}`
   })
   // Keys other revisions define here but this one does not: dropped when encoding for this revision.
   // (`id` and `jsonrpc` are the envelope's, not the revision's, and always pass through.)
@@ -224,8 +269,16 @@ const header = (what) =>
 const emitModule = (defs, what, domain) => {
   const order = topo(defs)
   const lines = [header(what)]
+  const exprOf = (name) => emit(defs[name], defs, { name, depth: 0, domain: domain?.[name], top: true })
+  const counts = new Map()
+  sharing = counting(counts)
+  order.forEach(exprOf)
+  const hoist = hoisting(counts)
+  sharing = hoist
   for (const name of order) {
-    const expr = emit(defs[name], defs, { name, depth: 0, domain: domain?.[name] })
+    hoist.pending = []
+    const expr = exprOf(name)
+    lines.push(...hoist.pending)
     lines.push(`/** The \`${name}\` type. */`)
     lines.push(`export const ${name} = ${expr}`)
     lines.push(`/** The \`${name}\` type. */`)
@@ -236,6 +289,7 @@ const emitModule = (defs, what, domain) => {
   lines.push("/** Every definition of this module, by its name in the official schema. */")
   lines.push(`export const definitions = {\n${order.map((n) => `  ${n}`).join(",\n")}\n} as const`)
   lines.push("")
+  sharing = { share: (e) => e }
   return lines.join("\n")
 }
 

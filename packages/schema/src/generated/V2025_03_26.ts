@@ -10,24 +10,32 @@ import * as Formats from "../internal/formats.js"
 export const Role = Schema.Literal("assistant", "user")
 /** The `Role` type. */
 export type Role = typeof Role.Type
+const shared1 = Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1))
+const shared2 = Schema.optionalWith(shared1, { exact: true })
 /** The `Annotations` type. */
-export const Annotations = Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }), lastModified: Formats.Foreign })
+export const Annotations = Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), priority: shared2, lastModified: Formats.Foreign })
 /** The `Annotations` type. */
 export type Annotations = typeof Annotations.Type
+const shared3 = Schema.optionalWith(Annotations, { exact: true })
 /** The `AudioContent` type. */
-export const AudioContent = Schema.Struct({ annotations: Schema.optionalWith(Annotations, { exact: true }), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio"), _meta: Formats.Foreign })
+export const AudioContent = Schema.Struct({ annotations: shared3, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio"), _meta: Formats.Foreign })
 /** The `AudioContent` type. */
 export type AudioContent = typeof AudioContent.Type
+const shared4 = Schema.optionalWith(Schema.String, { exact: true })
 /** The `BlobResourceContents` type. */
-export const BlobResourceContents = Schema.Struct({ blob: Formats.Base64, mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri, _meta: Formats.Foreign })
+export const BlobResourceContents = Schema.Struct({ blob: Formats.Base64, mimeType: shared4, uri: Formats.Uri, _meta: Formats.Foreign })
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = typeof BlobResourceContents.Type
 /** The `ProgressToken` type. */
 export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
 /** The `ProgressToken` type. */
 export type ProgressToken = typeof ProgressToken.Type
+const shared5 = Schema.optionalWith(ProgressToken, { exact: true })
+const shared6 = Schema.Struct({ progressToken: shared5 }, Formats.AnyJsonRecord)
+const shared7 = Schema.optionalWith(shared6, { exact: true })
+const shared8 = Schema.optionalWith(Formats.OpenAnyJson, { exact: true })
 /** The `CallToolRequestParams` type. */
-export const CallToolRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+export const CallToolRequestParams = Schema.Struct({ _meta: shared7, arguments: shared8, name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = typeof CallToolRequestParams.Type
 /** The `CallToolRequest` type. */
@@ -35,23 +43,26 @@ export const CallToolRequest = Schema.Struct({ method: Schema.Literal("tools/cal
 /** The `CallToolRequest` type. */
 export type CallToolRequest = typeof CallToolRequest.Type
 /** The `TextResourceContents` type. */
-export const TextResourceContents = Schema.Struct({ mimeType: Schema.optionalWith(Schema.String, { exact: true }), text: Schema.String, uri: Formats.Uri, _meta: Formats.Foreign })
+export const TextResourceContents = Schema.Struct({ mimeType: shared4, text: Schema.String, uri: Formats.Uri, _meta: Formats.Foreign })
 /** The `TextResourceContents` type. */
 export type TextResourceContents = typeof TextResourceContents.Type
+const shared9 = Schema.Union(TextResourceContents, BlobResourceContents)
 /** The `EmbeddedResource` type. */
-export const EmbeddedResource = Schema.Struct({ annotations: Schema.optionalWith(Annotations, { exact: true }), resource: Schema.Union(TextResourceContents, BlobResourceContents), type: Schema.Literal("resource"), _meta: Formats.Foreign })
+export const EmbeddedResource = Schema.Struct({ annotations: shared3, resource: shared9, type: Schema.Literal("resource"), _meta: Formats.Foreign })
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = typeof EmbeddedResource.Type
 /** The `ImageContent` type. */
-export const ImageContent = Schema.Struct({ annotations: Schema.optionalWith(Annotations, { exact: true }), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: Formats.Foreign })
+export const ImageContent = Schema.Struct({ annotations: shared3, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: Formats.Foreign })
 /** The `ImageContent` type. */
 export type ImageContent = typeof ImageContent.Type
 /** The `TextContent` type. */
-export const TextContent = Schema.Struct({ annotations: Schema.optionalWith(Annotations, { exact: true }), text: Schema.String, type: Schema.Literal("text"), _meta: Formats.Foreign })
+export const TextContent = Schema.Struct({ annotations: shared3, text: Schema.String, type: Schema.Literal("text"), _meta: Formats.Foreign })
 /** The `TextContent` type. */
 export type TextContent = typeof TextContent.Type
+const shared10 = Schema.Union(ImageContent, AudioContent, TextContent, EmbeddedResource)
+const shared11 = Schema.optionalWith(Schema.Boolean, { exact: true })
 /** The `CallToolResult` type. */
-export const CallToolResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Array(Schema.Union(ImageContent, AudioContent, TextContent, EmbeddedResource)), isError: Schema.optionalWith(Schema.Boolean, { exact: true }), structuredContent: Formats.Foreign, resultType: Formats.Foreign })
+export const CallToolResult = Schema.Struct({ _meta: shared8, content: Schema.Array(shared10), isError: shared11, structuredContent: Formats.Foreign, resultType: Formats.Foreign })
 /** The `CallToolResult` type. */
 export type CallToolResult = typeof CallToolResult.Type
 /** The `RequestId` type. */
@@ -59,27 +70,32 @@ export const RequestId = Schema.Union(Schema.String, Schema.Int)
 /** The `RequestId` type. */
 export type RequestId = typeof RequestId.Type
 /** The `CancelledNotificationParams` type. */
-export const CancelledNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), reason: Schema.optionalWith(Schema.String, { exact: true }), requestId: RequestId })
+export const CancelledNotificationParams = Schema.Struct({ _meta: shared8, reason: shared4, requestId: RequestId })
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
 /** The `CancelledNotification` type. */
 export const CancelledNotification = Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams })
 /** The `CancelledNotification` type. */
 export type CancelledNotification = typeof CancelledNotification.Type
+const shared12 = Formats.OpenObject(Formats.OpenAnyJson)
+const shared13 = Schema.optionalWith(shared12, { exact: true })
+const shared14 = Schema.Struct({ listChanged: shared11 })
+const shared15 = Schema.optionalWith(shared14, { exact: true })
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), roots: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), elicitation: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign })
+export const ClientCapabilities = Schema.Struct({ experimental: shared13, roots: shared15, sampling: shared8, elicitation: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign })
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = typeof ClientCapabilities.Type
 /** The `InitializedNotificationParams` type. */
-export const InitializedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const InitializedNotificationParams = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `InitializedNotificationParams` type. */
 export type InitializedNotificationParams = typeof InitializedNotificationParams.Type
 /** The `InitializedNotification` type. */
 export const InitializedNotification = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams, { exact: true }) })
 /** The `InitializedNotification` type. */
 export type InitializedNotification = typeof InitializedNotification.Type
+const shared16 = Schema.optionalWith(Formats.JsonNumber, { exact: true })
 /** The `ProgressNotificationParams` type. */
-export const ProgressNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), message: Schema.optionalWith(Schema.String, { exact: true }), progress: Formats.JsonNumber, progressToken: ProgressToken, total: Schema.optionalWith(Formats.JsonNumber, { exact: true }) })
+export const ProgressNotificationParams = Schema.Struct({ _meta: shared8, message: shared4, progress: Formats.JsonNumber, progressToken: ProgressToken, total: shared16 })
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
 /** The `ProgressNotification` type. */
@@ -87,7 +103,7 @@ export const ProgressNotification = Schema.Struct({ method: Schema.Literal("noti
 /** The `ProgressNotification` type. */
 export type ProgressNotification = typeof ProgressNotification.Type
 /** The `RootsListChangedNotificationParams` type. */
-export const RootsListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const RootsListChangedNotificationParams = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `RootsListChangedNotificationParams` type. */
 export type RootsListChangedNotificationParams = typeof RootsListChangedNotificationParams.Type
 /** The `RootsListChangedNotification` type. */
@@ -107,7 +123,7 @@ export const ResourceReference = Schema.Struct({ type: Schema.Literal("ref/resou
 /** The `ResourceReference` type. */
 export type ResourceReference = typeof ResourceReference.Type
 /** The `CompleteRequestParams` type. */
-export const CompleteRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference, ResourceReference), context: Formats.Foreign })
+export const CompleteRequestParams = Schema.Struct({ _meta: shared7, argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference, ResourceReference), context: Formats.Foreign })
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = typeof CompleteRequestParams.Type
 /** The `CompleteRequest` type. */
@@ -115,7 +131,7 @@ export const CompleteRequest = Schema.Struct({ method: Schema.Literal("completio
 /** The `CompleteRequest` type. */
 export type CompleteRequest = typeof CompleteRequest.Type
 /** The `GetPromptRequestParams` type. */
-export const GetPromptRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+export const GetPromptRequestParams = Schema.Struct({ _meta: shared7, arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
 /** The `GetPromptRequest` type. */
@@ -127,7 +143,7 @@ export const Implementation = Schema.Struct({ name: Schema.String, version: Sche
 /** The `Implementation` type. */
 export type Implementation = typeof Implementation.Type
 /** The `InitializeRequestParams` type. */
-export const InitializeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
+export const InitializeRequestParams = Schema.Struct({ _meta: shared7, capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
 /** The `InitializeRequestParams` type. */
 export type InitializeRequestParams = typeof InitializeRequestParams.Type
 /** The `InitializeRequest` type. */
@@ -135,7 +151,7 @@ export const InitializeRequest = Schema.Struct({ method: Schema.Literal("initial
 /** The `InitializeRequest` type. */
 export type InitializeRequest = typeof InitializeRequest.Type
 /** The `ListPromptsRequestParams` type. */
-export const ListPromptsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ListPromptsRequestParams = Schema.Struct({ _meta: shared7, cursor: shared4 })
 /** The `ListPromptsRequestParams` type. */
 export type ListPromptsRequestParams = typeof ListPromptsRequestParams.Type
 /** The `ListPromptsRequest` type. */
@@ -143,7 +159,7 @@ export const ListPromptsRequest = Schema.Struct({ method: Schema.Literal("prompt
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = typeof ListPromptsRequest.Type
 /** The `ListResourceTemplatesRequestParams` type. */
-export const ListResourceTemplatesRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ListResourceTemplatesRequestParams = Schema.Struct({ _meta: shared7, cursor: shared4 })
 /** The `ListResourceTemplatesRequestParams` type. */
 export type ListResourceTemplatesRequestParams = typeof ListResourceTemplatesRequestParams.Type
 /** The `ListResourceTemplatesRequest` type. */
@@ -151,7 +167,7 @@ export const ListResourceTemplatesRequest = Schema.Struct({ method: Schema.Liter
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
 /** The `ListResourcesRequestParams` type. */
-export const ListResourcesRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ListResourcesRequestParams = Schema.Struct({ _meta: shared7, cursor: shared4 })
 /** The `ListResourcesRequestParams` type. */
 export type ListResourcesRequestParams = typeof ListResourcesRequestParams.Type
 /** The `ListResourcesRequest` type. */
@@ -159,7 +175,7 @@ export const ListResourcesRequest = Schema.Struct({ method: Schema.Literal("reso
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = typeof ListResourcesRequest.Type
 /** The `ListToolsRequestParams` type. */
-export const ListToolsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ListToolsRequestParams = Schema.Struct({ _meta: shared7, cursor: shared4 })
 /** The `ListToolsRequestParams` type. */
 export type ListToolsRequestParams = typeof ListToolsRequestParams.Type
 /** The `ListToolsRequest` type. */
@@ -167,7 +183,7 @@ export const ListToolsRequest = Schema.Struct({ method: Schema.Literal("tools/li
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = typeof ListToolsRequest.Type
 /** The `PingRequestParams` type. */
-export const PingRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord)
+export const PingRequestParams = Schema.Struct({ _meta: shared7 }, Formats.AnyJsonRecord)
 /** The `PingRequestParams` type. */
 export type PingRequestParams = typeof PingRequestParams.Type
 /** The `PingRequest` type. */
@@ -175,7 +191,7 @@ export const PingRequest = Schema.Struct({ method: Schema.Literal("ping"), param
 /** The `PingRequest` type. */
 export type PingRequest = typeof PingRequest.Type
 /** The `ReadResourceRequestParams` type. */
-export const ReadResourceRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+export const ReadResourceRequestParams = Schema.Struct({ _meta: shared7, uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
 /** The `ReadResourceRequest` type. */
@@ -187,7 +203,7 @@ export const LoggingLevel = Schema.Literal("alert", "critical", "debug", "emerge
 /** The `LoggingLevel` type. */
 export type LoggingLevel = typeof LoggingLevel.Type
 /** The `SetLevelRequestParams` type. */
-export const SetLevelRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), level: LoggingLevel })
+export const SetLevelRequestParams = Schema.Struct({ _meta: shared7, level: LoggingLevel })
 /** The `SetLevelRequestParams` type. */
 export type SetLevelRequestParams = typeof SetLevelRequestParams.Type
 /** The `SetLevelRequest` type. */
@@ -195,7 +211,7 @@ export const SetLevelRequest = Schema.Struct({ method: Schema.Literal("logging/s
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = typeof SetLevelRequest.Type
 /** The `SubscribeRequestParams` type. */
-export const SubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+export const SubscribeRequestParams = Schema.Struct({ _meta: shared7, uri: Formats.Uri })
 /** The `SubscribeRequestParams` type. */
 export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
 /** The `SubscribeRequest` type. */
@@ -203,7 +219,7 @@ export const SubscribeRequest = Schema.Struct({ method: Schema.Literal("resource
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = typeof SubscribeRequest.Type
 /** The `UnsubscribeRequestParams` type. */
-export const UnsubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+export const UnsubscribeRequestParams = Schema.Struct({ _meta: shared7, uri: Formats.Uri })
 /** The `UnsubscribeRequestParams` type. */
 export type UnsubscribeRequestParams = typeof UnsubscribeRequestParams.Type
 /** The `UnsubscribeRequest` type. */
@@ -214,44 +230,48 @@ export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
 export const ClientRequest = Schema.Union(InitializeRequest, ReadResourceRequest, SubscribeRequest, UnsubscribeRequest, GetPromptRequest, CallToolRequest, SetLevelRequest, CompleteRequest, PingRequest, ListResourcesRequest, ListResourceTemplatesRequest, ListPromptsRequest, ListToolsRequest)
 /** The `ClientRequest` type. */
 export type ClientRequest = typeof ClientRequest.Type
+const shared17 = Schema.Union(ImageContent, AudioContent, TextContent)
 /** The `CreateMessageResult` type. */
-export const CreateMessageResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Union(ImageContent, AudioContent, TextContent), model: Schema.String, role: Role, stopReason: Schema.optionalWith(Schema.String, { exact: true }) })
+export const CreateMessageResult = Schema.Struct({ _meta: shared8, content: shared17, model: Schema.String, role: Role, stopReason: shared4 })
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = typeof CreateMessageResult.Type
 /** The `Root` type. */
-export const Root = Schema.Struct({ name: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri, _meta: Formats.Foreign })
+export const Root = Schema.Struct({ name: shared4, uri: Formats.Uri, _meta: Formats.Foreign })
 /** The `Root` type. */
 export type Root = typeof Root.Type
 /** The `ListRootsResult` type. */
-export const ListRootsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), roots: Schema.Array(Root) })
+export const ListRootsResult = Schema.Struct({ _meta: shared8, roots: Schema.Array(Root) })
 /** The `ListRootsResult` type. */
 export type ListRootsResult = typeof ListRootsResult.Type
 /** The `Result` type. */
-export const Result = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const Result = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `Result` type. */
 export type Result = typeof Result.Type
 /** The `ClientResult` type. */
 export const ClientResult = Schema.Union(CreateMessageResult, ListRootsResult, Result)
 /** The `ClientResult` type. */
 export type ClientResult = typeof ClientResult.Type
+const shared18 = Schema.optionalWith(Schema.Int, { exact: true })
+const shared19 = Schema.Array(Schema.String)
 /** The `CompleteResult` type. */
-export const CompleteResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), completion: Schema.Struct({ hasMore: Schema.optionalWith(Schema.Boolean, { exact: true }), total: Schema.optionalWith(Schema.Int, { exact: true }), values: Schema.Array(Schema.String) }), resultType: Formats.Foreign })
+export const CompleteResult = Schema.Struct({ _meta: shared8, completion: Schema.Struct({ hasMore: shared11, total: shared18, values: shared19 }), resultType: Formats.Foreign })
 /** The `CompleteResult` type. */
 export type CompleteResult = typeof CompleteResult.Type
 /** The `ModelHint` type. */
-export const ModelHint = Schema.Struct({ name: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ModelHint = Schema.Struct({ name: shared4 })
 /** The `ModelHint` type. */
 export type ModelHint = typeof ModelHint.Type
 /** The `ModelPreferences` type. */
-export const ModelPreferences = Schema.Struct({ costPriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }), hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }), speedPriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) })
+export const ModelPreferences = Schema.Struct({ costPriority: shared2, hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: shared2, speedPriority: shared2 })
 /** The `ModelPreferences` type. */
 export type ModelPreferences = typeof ModelPreferences.Type
 /** The `SamplingMessage` type. */
-export const SamplingMessage = Schema.Struct({ content: Schema.Union(ImageContent, AudioContent, TextContent), role: Role, _meta: Formats.Foreign })
+export const SamplingMessage = Schema.Struct({ content: shared17, role: Role, _meta: Formats.Foreign })
 /** The `SamplingMessage` type. */
 export type SamplingMessage = typeof SamplingMessage.Type
+const shared20 = Schema.optionalWith(shared19, { exact: true })
 /** The `CreateMessageRequestParams` type. */
-export const CreateMessageRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }), task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign })
+export const CreateMessageRequestParams = Schema.Struct({ _meta: shared7, includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: shared8, modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: shared20, systemPrompt: shared4, temperature: shared16, task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign })
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
 /** The `CreateMessageRequest` type. */
@@ -267,79 +287,86 @@ export const EmptyResult = Result
 /** The `EmptyResult` type. */
 export type EmptyResult = typeof EmptyResult.Type
 /** The `PromptMessage` type. */
-export const PromptMessage = Schema.Struct({ content: Schema.Union(ImageContent, AudioContent, TextContent, EmbeddedResource), role: Role })
+export const PromptMessage = Schema.Struct({ content: shared10, role: Role })
 /** The `PromptMessage` type. */
 export type PromptMessage = typeof PromptMessage.Type
 /** The `GetPromptResult` type. */
-export const GetPromptResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), messages: Schema.Array(PromptMessage), resultType: Formats.Foreign })
+export const GetPromptResult = Schema.Struct({ _meta: shared8, description: shared4, messages: Schema.Array(PromptMessage), resultType: Formats.Foreign })
 /** The `GetPromptResult` type. */
 export type GetPromptResult = typeof GetPromptResult.Type
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ completions: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), logging: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tasks: Formats.Foreign, extensions: Formats.Foreign })
+export const ServerCapabilities = Schema.Struct({ completions: shared8, experimental: shared13, logging: shared8, prompts: shared15, resources: Schema.optionalWith(Schema.Struct({ listChanged: shared11, subscribe: shared11 }), { exact: true }), tools: shared15, tasks: Formats.Foreign, extensions: Formats.Foreign })
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = typeof ServerCapabilities.Type
 /** The `InitializeResult` type. */
-export const InitializeResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), capabilities: ServerCapabilities, instructions: Schema.optionalWith(Schema.String, { exact: true }), protocolVersion: Schema.String, serverInfo: Implementation })
+export const InitializeResult = Schema.Struct({ _meta: shared8, capabilities: ServerCapabilities, instructions: shared4, protocolVersion: Schema.String, serverInfo: Implementation })
 /** The `InitializeResult` type. */
 export type InitializeResult = typeof InitializeResult.Type
+const shared21 = Schema.Literal("2.0")
+const shared22 = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+const shared23 = Schema.optionalWith(shared22, { exact: true })
 /** The `JSONRPCNotification` type. */
-export const JSONRPCNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.String, params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const JSONRPCNotification = Schema.Struct({ jsonrpc: shared21, method: Schema.String, params: shared23 })
 /** The `JSONRPCNotification` type. */
 export type JSONRPCNotification = typeof JSONRPCNotification.Type
+const shared24 = Schema.Struct({ _meta: shared7 }, Formats.AnyJsonRecord)
+const shared25 = Schema.optionalWith(shared24, { exact: true })
 /** The `JSONRPCRequest` type. */
-export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.String, params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: shared21, method: Schema.String, params: shared25 })
 /** The `JSONRPCRequest` type. */
 export type JSONRPCRequest = typeof JSONRPCRequest.Type
+const shared26 = Schema.Union(JSONRPCRequest, JSONRPCNotification)
 /** The `JSONRPCBatchRequest` type. */
-export const JSONRPCBatchRequest = Schema.Array(Schema.Union(JSONRPCRequest, JSONRPCNotification))
+export const JSONRPCBatchRequest = Schema.Array(shared26)
 /** The `JSONRPCBatchRequest` type. */
 export type JSONRPCBatchRequest = typeof JSONRPCBatchRequest.Type
 /** The `JSONRPCError` type. */
-export const JSONRPCError = Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId, jsonrpc: Schema.Literal("2.0") })
+export const JSONRPCError = Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId, jsonrpc: shared21 })
 /** The `JSONRPCError` type. */
 export type JSONRPCError = typeof JSONRPCError.Type
 /** The `JSONRPCResponse` type. */
-export const JSONRPCResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: Result })
+export const JSONRPCResponse = Schema.Struct({ id: RequestId, jsonrpc: shared21, result: Result })
 /** The `JSONRPCResponse` type. */
 export type JSONRPCResponse = typeof JSONRPCResponse.Type
+const shared27 = Schema.Union(JSONRPCResponse, JSONRPCError)
 /** The `JSONRPCBatchResponse` type. */
-export const JSONRPCBatchResponse = Schema.Array(Schema.Union(JSONRPCResponse, JSONRPCError))
+export const JSONRPCBatchResponse = Schema.Array(shared27)
 /** The `JSONRPCBatchResponse` type. */
 export type JSONRPCBatchResponse = typeof JSONRPCBatchResponse.Type
 /** The `JSONRPCMessage` type. */
-export const JSONRPCMessage = Schema.Union(JSONRPCRequest, JSONRPCResponse, JSONRPCError, JSONRPCNotification, Schema.Array(Schema.Union(JSONRPCRequest, JSONRPCNotification)), Schema.Array(Schema.Union(JSONRPCResponse, JSONRPCError)))
+export const JSONRPCMessage = Schema.Union(JSONRPCRequest, JSONRPCResponse, JSONRPCError, JSONRPCNotification, Schema.Array(shared26), Schema.Array(shared27))
 /** The `JSONRPCMessage` type. */
 export type JSONRPCMessage = typeof JSONRPCMessage.Type
 /** The `PromptArgument` type. */
-export const PromptArgument = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, required: Schema.optionalWith(Schema.Boolean, { exact: true }), title: Formats.Foreign })
+export const PromptArgument = Schema.Struct({ description: shared4, name: Schema.String, required: shared11, title: Formats.Foreign })
 /** The `PromptArgument` type. */
 export type PromptArgument = typeof PromptArgument.Type
 /** The `Prompt` type. */
-export const Prompt = Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
+export const Prompt = Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: shared4, name: Schema.String, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
 /** The `Prompt` type. */
 export type Prompt = typeof Prompt.Type
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), prompts: Schema.Array(Prompt), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListPromptsResult = Schema.Struct({ _meta: shared8, nextCursor: shared4, prompts: Schema.Array(Prompt), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = typeof ListPromptsResult.Type
 /** The `ResourceTemplate` type. */
-export const ResourceTemplate = Schema.Struct({ annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
+export const ResourceTemplate = Schema.Struct({ annotations: shared3, description: shared4, mimeType: shared4, name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = typeof ResourceTemplate.Type
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListResourceTemplatesResult = Schema.Struct({ _meta: shared8, nextCursor: shared4, resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
 /** The `Resource` type. */
-export const Resource = Schema.Struct({ annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), uri: Formats.Uri, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
+export const Resource = Schema.Struct({ annotations: shared3, description: shared4, mimeType: shared4, name: Schema.String, size: shared18, uri: Formats.Uri, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
 /** The `Resource` type. */
 export type Resource = typeof Resource.Type
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resources: Schema.Array(Resource), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListResourcesResult = Schema.Struct({ _meta: shared8, nextCursor: shared4, resources: Schema.Array(Resource), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = typeof ListResourcesResult.Type
 /** The `ListRootsRequestParams` type. */
-export const ListRootsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord)
+export const ListRootsRequestParams = Schema.Struct({ _meta: shared7 }, Formats.AnyJsonRecord)
 /** The `ListRootsRequestParams` type. */
 export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
 /** The `ListRootsRequest` type. */
@@ -347,19 +374,19 @@ export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/li
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = typeof ListRootsRequest.Type
 /** The `ToolAnnotations` type. */
-export const ToolAnnotations = Schema.Struct({ destructiveHint: Schema.optionalWith(Schema.Boolean, { exact: true }), idempotentHint: Schema.optionalWith(Schema.Boolean, { exact: true }), openWorldHint: Schema.optionalWith(Schema.Boolean, { exact: true }), readOnlyHint: Schema.optionalWith(Schema.Boolean, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ToolAnnotations = Schema.Struct({ destructiveHint: shared11, idempotentHint: shared11, openWorldHint: shared11, readOnlyHint: shared11, title: shared4 })
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = typeof ToolAnnotations.Type
 /** The `Tool` type. */
-export const Tool = Schema.Struct({ annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), inputSchema: Schema.Struct({ properties: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object"), $schema: Formats.Foreign }), name: Schema.String, _meta: Formats.Foreign, outputSchema: Formats.Foreign, title: Formats.Foreign, execution: Formats.Foreign, icons: Formats.Foreign })
+export const Tool = Schema.Struct({ annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: shared4, inputSchema: Schema.Struct({ properties: shared13, required: shared20, type: Schema.Literal("object"), $schema: Formats.Foreign }), name: Schema.String, _meta: Formats.Foreign, outputSchema: Formats.Foreign, title: Formats.Foreign, execution: Formats.Foreign, icons: Formats.Foreign })
 /** The `Tool` type. */
 export type Tool = typeof Tool.Type
 /** The `ListToolsResult` type. */
-export const ListToolsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), tools: Schema.Array(Tool), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListToolsResult = Schema.Struct({ _meta: shared8, nextCursor: shared4, tools: Schema.Array(Tool), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListToolsResult` type. */
 export type ListToolsResult = typeof ListToolsResult.Type
 /** The `LoggingMessageNotificationParams` type. */
-export const LoggingMessageNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), data: Formats.AnyJson, level: LoggingLevel, logger: Schema.optionalWith(Schema.String, { exact: true }) })
+export const LoggingMessageNotificationParams = Schema.Struct({ _meta: shared8, data: Formats.AnyJson, level: LoggingLevel, logger: shared4 })
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
 /** The `LoggingMessageNotification` type. */
@@ -367,19 +394,19 @@ export const LoggingMessageNotification = Schema.Struct({ method: Schema.Literal
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
 /** The `Notification` type. */
-export const Notification = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const Notification = Schema.Struct({ method: Schema.String, params: shared23 })
 /** The `Notification` type. */
 export type Notification = typeof Notification.Type
 /** The `PaginatedRequest` type. */
-export const PaginatedRequest = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true }) })
+export const PaginatedRequest = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: shared4 }), { exact: true }) })
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = typeof PaginatedRequest.Type
 /** The `PaginatedResult` type. */
-export const PaginatedResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resultType: Formats.Foreign })
+export const PaginatedResult = Schema.Struct({ _meta: shared8, nextCursor: shared4, resultType: Formats.Foreign })
 /** The `PaginatedResult` type. */
 export type PaginatedResult = typeof PaginatedResult.Type
 /** The `PromptListChangedNotificationParams` type. */
-export const PromptListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const PromptListChangedNotificationParams = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `PromptListChangedNotificationParams` type. */
 export type PromptListChangedNotificationParams = typeof PromptListChangedNotificationParams.Type
 /** The `PromptListChangedNotification` type. */
@@ -387,19 +414,19 @@ export const PromptListChangedNotification = Schema.Struct({ method: Schema.Lite
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), contents: Schema.Array(Schema.Union(TextResourceContents, BlobResourceContents)), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ReadResourceResult = Schema.Struct({ _meta: shared8, contents: Schema.Array(shared9), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = typeof ReadResourceResult.Type
 /** The `Request` type. */
-export const Request = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const Request = Schema.Struct({ method: Schema.String, params: shared25 })
 /** The `Request` type. */
 export type Request = typeof Request.Type
 /** The `ResourceContents` type. */
-export const ResourceContents = Schema.Struct({ mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri, _meta: Formats.Foreign })
+export const ResourceContents = Schema.Struct({ mimeType: shared4, uri: Formats.Uri, _meta: Formats.Foreign })
 /** The `ResourceContents` type. */
 export type ResourceContents = typeof ResourceContents.Type
 /** The `ResourceListChangedNotificationParams` type. */
-export const ResourceListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const ResourceListChangedNotificationParams = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `ResourceListChangedNotificationParams` type. */
 export type ResourceListChangedNotificationParams = typeof ResourceListChangedNotificationParams.Type
 /** The `ResourceListChangedNotification` type. */
@@ -407,7 +434,7 @@ export const ResourceListChangedNotification = Schema.Struct({ method: Schema.Li
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
 /** The `ResourceUpdatedNotificationParams` type. */
-export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), uri: Formats.Uri })
+export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: shared8, uri: Formats.Uri })
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
 /** The `ResourceUpdatedNotification` type. */
@@ -415,7 +442,7 @@ export const ResourceUpdatedNotification = Schema.Struct({ method: Schema.Litera
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
 /** The `ToolListChangedNotificationParams` type. */
-export const ToolListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const ToolListChangedNotificationParams = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `ToolListChangedNotificationParams` type. */
 export type ToolListChangedNotificationParams = typeof ToolListChangedNotificationParams.Type
 /** The `ToolListChangedNotification` type. */

@@ -10,32 +10,41 @@ import * as Formats from "../internal/formats.js"
 export const Role = Schema.Literal("assistant", "user")
 /** The `Role` type. */
 export type Role = typeof Role.Type
+const shared1 = Schema.optionalWith(Schema.String, { exact: true })
+const shared2 = Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1))
+const shared3 = Schema.optionalWith(shared2, { exact: true })
 /** The `Annotations` type. */
-export const Annotations = Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), lastModified: Schema.optionalWith(Schema.String, { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) })
+export const Annotations = Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), lastModified: shared1, priority: shared3 })
 /** The `Annotations` type. */
 export type Annotations = typeof Annotations.Type
+const shared4 = Schema.optionalWith(Formats.OpenAnyJson, { exact: true })
+const shared5 = Schema.optionalWith(Annotations, { exact: true })
 /** The `AudioContent` type. */
-export const AudioContent = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") })
+export const AudioContent = Schema.Struct({ _meta: shared4, annotations: shared5, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") })
 /** The `AudioContent` type. */
 export type AudioContent = typeof AudioContent.Type
 /** The `BaseMetadata` type. */
-export const BaseMetadata = Schema.Struct({ name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const BaseMetadata = Schema.Struct({ name: Schema.String, title: shared1 })
 /** The `BaseMetadata` type. */
 export type BaseMetadata = typeof BaseMetadata.Type
 /** The `BlobResourceContents` type. */
-export const BlobResourceContents = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), blob: Formats.Base64, mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const BlobResourceContents = Schema.Struct({ _meta: shared4, blob: Formats.Base64, mimeType: shared1, uri: Formats.Uri })
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = typeof BlobResourceContents.Type
+const shared6 = Schema.optionalWith(Schema.Boolean, { exact: true })
 /** The `BooleanSchema` type. */
-export const BooleanSchema = Schema.Struct({ default: Schema.optionalWith(Schema.Boolean, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("boolean") })
+export const BooleanSchema = Schema.Struct({ default: shared6, description: shared1, title: shared1, type: Schema.Literal("boolean") })
 /** The `BooleanSchema` type. */
 export type BooleanSchema = typeof BooleanSchema.Type
 /** The `ProgressToken` type. */
 export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
 /** The `ProgressToken` type. */
 export type ProgressToken = typeof ProgressToken.Type
+const shared7 = Schema.optionalWith(ProgressToken, { exact: true })
+const shared8 = Schema.Struct({ progressToken: shared7 }, Formats.AnyJsonRecord)
+const shared9 = Schema.optionalWith(shared8, { exact: true })
 /** The `CallToolRequestParams` type. */
-export const CallToolRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+export const CallToolRequestParams = Schema.Struct({ _meta: shared9, arguments: shared4, name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = typeof CallToolRequestParams.Type
 /** The `CallToolRequest` type. */
@@ -43,23 +52,25 @@ export const CallToolRequest = Schema.Struct({ method: Schema.Literal("tools/cal
 /** The `CallToolRequest` type. */
 export type CallToolRequest = typeof CallToolRequest.Type
 /** The `TextResourceContents` type. */
-export const TextResourceContents = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), text: Schema.String, uri: Formats.Uri })
+export const TextResourceContents = Schema.Struct({ _meta: shared4, mimeType: shared1, text: Schema.String, uri: Formats.Uri })
 /** The `TextResourceContents` type. */
 export type TextResourceContents = typeof TextResourceContents.Type
+const shared10 = Schema.Union(TextResourceContents, BlobResourceContents)
 /** The `EmbeddedResource` type. */
-export const EmbeddedResource = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), resource: Schema.Union(TextResourceContents, BlobResourceContents), type: Schema.Literal("resource") })
+export const EmbeddedResource = Schema.Struct({ _meta: shared4, annotations: shared5, resource: shared10, type: Schema.Literal("resource") })
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = typeof EmbeddedResource.Type
 /** The `ImageContent` type. */
-export const ImageContent = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") })
+export const ImageContent = Schema.Struct({ _meta: shared4, annotations: shared5, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") })
 /** The `ImageContent` type. */
 export type ImageContent = typeof ImageContent.Type
+const shared11 = Schema.optionalWith(Schema.Int, { exact: true })
 /** The `ResourceLink` type. */
-export const ResourceLink = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("resource_link"), uri: Formats.Uri, icons: Formats.Foreign })
+export const ResourceLink = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, mimeType: shared1, name: Schema.String, size: shared11, title: shared1, type: Schema.Literal("resource_link"), uri: Formats.Uri, icons: Formats.Foreign })
 /** The `ResourceLink` type. */
 export type ResourceLink = typeof ResourceLink.Type
 /** The `TextContent` type. */
-export const TextContent = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), text: Schema.String, type: Schema.Literal("text") })
+export const TextContent = Schema.Struct({ _meta: shared4, annotations: shared5, text: Schema.String, type: Schema.Literal("text") })
 /** The `TextContent` type. */
 export type TextContent = typeof TextContent.Type
 /** The `ContentBlock` type. */
@@ -67,7 +78,7 @@ export const ContentBlock = Schema.Union(ImageContent, AudioContent, ResourceLin
 /** The `ContentBlock` type. */
 export type ContentBlock = typeof ContentBlock.Type
 /** The `CallToolResult` type. */
-export const CallToolResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Array(ContentBlock), isError: Schema.optionalWith(Schema.Boolean, { exact: true }), structuredContent: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), resultType: Formats.Foreign })
+export const CallToolResult = Schema.Struct({ _meta: shared4, content: Schema.Array(ContentBlock), isError: shared6, structuredContent: shared4, resultType: Formats.Foreign })
 /** The `CallToolResult` type. */
 export type CallToolResult = typeof CallToolResult.Type
 /** The `RequestId` type. */
@@ -75,27 +86,32 @@ export const RequestId = Schema.Union(Schema.String, Schema.Int)
 /** The `RequestId` type. */
 export type RequestId = typeof RequestId.Type
 /** The `CancelledNotificationParams` type. */
-export const CancelledNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), reason: Schema.optionalWith(Schema.String, { exact: true }), requestId: RequestId })
+export const CancelledNotificationParams = Schema.Struct({ _meta: shared4, reason: shared1, requestId: RequestId })
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
 /** The `CancelledNotification` type. */
 export const CancelledNotification = Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams })
 /** The `CancelledNotification` type. */
 export type CancelledNotification = typeof CancelledNotification.Type
+const shared12 = Formats.OpenObject(Formats.OpenAnyJson)
+const shared13 = Schema.optionalWith(shared12, { exact: true })
+const shared14 = Schema.Struct({ listChanged: shared6 })
+const shared15 = Schema.optionalWith(shared14, { exact: true })
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), roots: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), tasks: Formats.Foreign, extensions: Formats.Foreign })
+export const ClientCapabilities = Schema.Struct({ elicitation: shared4, experimental: shared13, roots: shared15, sampling: shared4, tasks: Formats.Foreign, extensions: Formats.Foreign })
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = typeof ClientCapabilities.Type
 /** The `InitializedNotificationParams` type. */
-export const InitializedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const InitializedNotificationParams = Schema.Struct({ _meta: shared4 }, Formats.AnyJsonRecord)
 /** The `InitializedNotificationParams` type. */
 export type InitializedNotificationParams = typeof InitializedNotificationParams.Type
 /** The `InitializedNotification` type. */
 export const InitializedNotification = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams, { exact: true }) })
 /** The `InitializedNotification` type. */
 export type InitializedNotification = typeof InitializedNotification.Type
+const shared16 = Schema.optionalWith(Formats.JsonNumber, { exact: true })
 /** The `ProgressNotificationParams` type. */
-export const ProgressNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), message: Schema.optionalWith(Schema.String, { exact: true }), progress: Formats.JsonNumber, progressToken: ProgressToken, total: Schema.optionalWith(Formats.JsonNumber, { exact: true }) })
+export const ProgressNotificationParams = Schema.Struct({ _meta: shared4, message: shared1, progress: Formats.JsonNumber, progressToken: ProgressToken, total: shared16 })
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
 /** The `ProgressNotification` type. */
@@ -103,7 +119,7 @@ export const ProgressNotification = Schema.Struct({ method: Schema.Literal("noti
 /** The `ProgressNotification` type. */
 export type ProgressNotification = typeof ProgressNotification.Type
 /** The `RootsListChangedNotificationParams` type. */
-export const RootsListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const RootsListChangedNotificationParams = Schema.Struct({ _meta: shared4 }, Formats.AnyJsonRecord)
 /** The `RootsListChangedNotificationParams` type. */
 export type RootsListChangedNotificationParams = typeof RootsListChangedNotificationParams.Type
 /** The `RootsListChangedNotification` type. */
@@ -115,15 +131,17 @@ export const ClientNotification = Schema.Union(CancelledNotification, ProgressNo
 /** The `ClientNotification` type. */
 export type ClientNotification = typeof ClientNotification.Type
 /** The `PromptReference` type. */
-export const PromptReference = Schema.Struct({ name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("ref/prompt") })
+export const PromptReference = Schema.Struct({ name: Schema.String, title: shared1, type: Schema.Literal("ref/prompt") })
 /** The `PromptReference` type. */
 export type PromptReference = typeof PromptReference.Type
 /** The `ResourceTemplateReference` type. */
 export const ResourceTemplateReference = Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate })
 /** The `ResourceTemplateReference` type. */
 export type ResourceTemplateReference = typeof ResourceTemplateReference.Type
+const shared17 = Formats.OpenObject(Schema.String)
+const shared18 = Schema.optionalWith(shared17, { exact: true })
 /** The `CompleteRequestParams` type. */
-export const CompleteRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }) }), { exact: true }), ref: Schema.Union(PromptReference, ResourceTemplateReference) })
+export const CompleteRequestParams = Schema.Struct({ _meta: shared9, argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared18 }), { exact: true }), ref: Schema.Union(PromptReference, ResourceTemplateReference) })
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = typeof CompleteRequestParams.Type
 /** The `CompleteRequest` type. */
@@ -131,7 +149,7 @@ export const CompleteRequest = Schema.Struct({ method: Schema.Literal("completio
 /** The `CompleteRequest` type. */
 export type CompleteRequest = typeof CompleteRequest.Type
 /** The `GetPromptRequestParams` type. */
-export const GetPromptRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+export const GetPromptRequestParams = Schema.Struct({ _meta: shared9, arguments: shared18, name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
 /** The `GetPromptRequest` type. */
@@ -139,11 +157,11 @@ export const GetPromptRequest = Schema.Struct({ method: Schema.Literal("prompts/
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = typeof GetPromptRequest.Type
 /** The `Implementation` type. */
-export const Implementation = Schema.Struct({ name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), version: Schema.String, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign })
+export const Implementation = Schema.Struct({ name: Schema.String, title: shared1, version: Schema.String, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign })
 /** The `Implementation` type. */
 export type Implementation = typeof Implementation.Type
 /** The `InitializeRequestParams` type. */
-export const InitializeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
+export const InitializeRequestParams = Schema.Struct({ _meta: shared9, capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
 /** The `InitializeRequestParams` type. */
 export type InitializeRequestParams = typeof InitializeRequestParams.Type
 /** The `InitializeRequest` type. */
@@ -151,7 +169,7 @@ export const InitializeRequest = Schema.Struct({ method: Schema.Literal("initial
 /** The `InitializeRequest` type. */
 export type InitializeRequest = typeof InitializeRequest.Type
 /** The `ListPromptsRequestParams` type. */
-export const ListPromptsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ListPromptsRequestParams = Schema.Struct({ _meta: shared9, cursor: shared1 })
 /** The `ListPromptsRequestParams` type. */
 export type ListPromptsRequestParams = typeof ListPromptsRequestParams.Type
 /** The `ListPromptsRequest` type. */
@@ -159,7 +177,7 @@ export const ListPromptsRequest = Schema.Struct({ method: Schema.Literal("prompt
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = typeof ListPromptsRequest.Type
 /** The `ListResourceTemplatesRequestParams` type. */
-export const ListResourceTemplatesRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ListResourceTemplatesRequestParams = Schema.Struct({ _meta: shared9, cursor: shared1 })
 /** The `ListResourceTemplatesRequestParams` type. */
 export type ListResourceTemplatesRequestParams = typeof ListResourceTemplatesRequestParams.Type
 /** The `ListResourceTemplatesRequest` type. */
@@ -167,7 +185,7 @@ export const ListResourceTemplatesRequest = Schema.Struct({ method: Schema.Liter
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
 /** The `ListResourcesRequestParams` type. */
-export const ListResourcesRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ListResourcesRequestParams = Schema.Struct({ _meta: shared9, cursor: shared1 })
 /** The `ListResourcesRequestParams` type. */
 export type ListResourcesRequestParams = typeof ListResourcesRequestParams.Type
 /** The `ListResourcesRequest` type. */
@@ -175,7 +193,7 @@ export const ListResourcesRequest = Schema.Struct({ method: Schema.Literal("reso
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = typeof ListResourcesRequest.Type
 /** The `ListToolsRequestParams` type. */
-export const ListToolsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ListToolsRequestParams = Schema.Struct({ _meta: shared9, cursor: shared1 })
 /** The `ListToolsRequestParams` type. */
 export type ListToolsRequestParams = typeof ListToolsRequestParams.Type
 /** The `ListToolsRequest` type. */
@@ -183,7 +201,7 @@ export const ListToolsRequest = Schema.Struct({ method: Schema.Literal("tools/li
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = typeof ListToolsRequest.Type
 /** The `PingRequestParams` type. */
-export const PingRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord)
+export const PingRequestParams = Schema.Struct({ _meta: shared9 }, Formats.AnyJsonRecord)
 /** The `PingRequestParams` type. */
 export type PingRequestParams = typeof PingRequestParams.Type
 /** The `PingRequest` type. */
@@ -191,7 +209,7 @@ export const PingRequest = Schema.Struct({ method: Schema.Literal("ping"), param
 /** The `PingRequest` type. */
 export type PingRequest = typeof PingRequest.Type
 /** The `ReadResourceRequestParams` type. */
-export const ReadResourceRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+export const ReadResourceRequestParams = Schema.Struct({ _meta: shared9, uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
 /** The `ReadResourceRequest` type. */
@@ -203,7 +221,7 @@ export const LoggingLevel = Schema.Literal("alert", "critical", "debug", "emerge
 /** The `LoggingLevel` type. */
 export type LoggingLevel = typeof LoggingLevel.Type
 /** The `SetLevelRequestParams` type. */
-export const SetLevelRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), level: LoggingLevel })
+export const SetLevelRequestParams = Schema.Struct({ _meta: shared9, level: LoggingLevel })
 /** The `SetLevelRequestParams` type. */
 export type SetLevelRequestParams = typeof SetLevelRequestParams.Type
 /** The `SetLevelRequest` type. */
@@ -211,7 +229,7 @@ export const SetLevelRequest = Schema.Struct({ method: Schema.Literal("logging/s
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = typeof SetLevelRequest.Type
 /** The `SubscribeRequestParams` type. */
-export const SubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+export const SubscribeRequestParams = Schema.Struct({ _meta: shared9, uri: Formats.Uri })
 /** The `SubscribeRequestParams` type. */
 export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
 /** The `SubscribeRequest` type. */
@@ -219,7 +237,7 @@ export const SubscribeRequest = Schema.Struct({ method: Schema.Literal("resource
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = typeof SubscribeRequest.Type
 /** The `UnsubscribeRequestParams` type. */
-export const UnsubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+export const UnsubscribeRequestParams = Schema.Struct({ _meta: shared9, uri: Formats.Uri })
 /** The `UnsubscribeRequestParams` type. */
 export type UnsubscribeRequestParams = typeof UnsubscribeRequestParams.Type
 /** The `UnsubscribeRequest` type. */
@@ -230,48 +248,51 @@ export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
 export const ClientRequest = Schema.Union(InitializeRequest, ReadResourceRequest, SubscribeRequest, UnsubscribeRequest, GetPromptRequest, CallToolRequest, SetLevelRequest, CompleteRequest, PingRequest, ListResourcesRequest, ListResourceTemplatesRequest, ListPromptsRequest, ListToolsRequest)
 /** The `ClientRequest` type. */
 export type ClientRequest = typeof ClientRequest.Type
+const shared19 = Schema.Union(ImageContent, AudioContent, TextContent)
 /** The `CreateMessageResult` type. */
-export const CreateMessageResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Union(ImageContent, AudioContent, TextContent), model: Schema.String, role: Role, stopReason: Schema.optionalWith(Schema.String, { exact: true }) })
+export const CreateMessageResult = Schema.Struct({ _meta: shared4, content: shared19, model: Schema.String, role: Role, stopReason: shared1 })
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = typeof CreateMessageResult.Type
 /** The `ElicitResult` type. */
-export const ElicitResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean)), { exact: true }) })
+export const ElicitResult = Schema.Struct({ _meta: shared4, action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean)), { exact: true }) })
 /** The `ElicitResult` type. */
 export type ElicitResult = typeof ElicitResult.Type
 /** The `Root` type. */
-export const Root = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const Root = Schema.Struct({ _meta: shared4, name: shared1, uri: Formats.Uri })
 /** The `Root` type. */
 export type Root = typeof Root.Type
 /** The `ListRootsResult` type. */
-export const ListRootsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), roots: Schema.Array(Root) })
+export const ListRootsResult = Schema.Struct({ _meta: shared4, roots: Schema.Array(Root) })
 /** The `ListRootsResult` type. */
 export type ListRootsResult = typeof ListRootsResult.Type
 /** The `Result` type. */
-export const Result = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const Result = Schema.Struct({ _meta: shared4 }, Formats.AnyJsonRecord)
 /** The `Result` type. */
 export type Result = typeof Result.Type
 /** The `ClientResult` type. */
 export const ClientResult = Schema.Union(CreateMessageResult, ListRootsResult, ElicitResult, Result)
 /** The `ClientResult` type. */
 export type ClientResult = typeof ClientResult.Type
+const shared20 = Schema.Array(Schema.String)
 /** The `CompleteResult` type. */
-export const CompleteResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), completion: Schema.Struct({ hasMore: Schema.optionalWith(Schema.Boolean, { exact: true }), total: Schema.optionalWith(Schema.Int, { exact: true }), values: Schema.Array(Schema.String) }), resultType: Formats.Foreign })
+export const CompleteResult = Schema.Struct({ _meta: shared4, completion: Schema.Struct({ hasMore: shared6, total: shared11, values: shared20 }), resultType: Formats.Foreign })
 /** The `CompleteResult` type. */
 export type CompleteResult = typeof CompleteResult.Type
 /** The `ModelHint` type. */
-export const ModelHint = Schema.Struct({ name: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ModelHint = Schema.Struct({ name: shared1 })
 /** The `ModelHint` type. */
 export type ModelHint = typeof ModelHint.Type
 /** The `ModelPreferences` type. */
-export const ModelPreferences = Schema.Struct({ costPriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }), hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }), speedPriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) })
+export const ModelPreferences = Schema.Struct({ costPriority: shared3, hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: shared3, speedPriority: shared3 })
 /** The `ModelPreferences` type. */
 export type ModelPreferences = typeof ModelPreferences.Type
 /** The `SamplingMessage` type. */
-export const SamplingMessage = Schema.Struct({ content: Schema.Union(ImageContent, AudioContent, TextContent), role: Role, _meta: Formats.Foreign })
+export const SamplingMessage = Schema.Struct({ content: shared19, role: Role, _meta: Formats.Foreign })
 /** The `SamplingMessage` type. */
 export type SamplingMessage = typeof SamplingMessage.Type
+const shared21 = Schema.optionalWith(shared20, { exact: true })
 /** The `CreateMessageRequestParams` type. */
-export const CreateMessageRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }), task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign })
+export const CreateMessageRequestParams = Schema.Struct({ _meta: shared9, includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: shared4, modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: shared21, systemPrompt: shared1, temperature: shared16, task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign })
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
 /** The `CreateMessageRequest` type. */
@@ -282,24 +303,26 @@ export type CreateMessageRequest = typeof CreateMessageRequest.Type
 export const Cursor = Schema.String
 /** The `Cursor` type. */
 export type Cursor = typeof Cursor.Type
+const shared22 = Schema.Literal("string")
 /** The `EnumSchema` type. */
-export const EnumSchema = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), enum: Schema.Array(Schema.String), enumNames: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("string") })
+export const EnumSchema = Schema.Struct({ description: shared1, enum: shared20, enumNames: shared21, title: shared1, type: shared22 })
 /** The `EnumSchema` type. */
 export type EnumSchema = typeof EnumSchema.Type
 /** The `NumberSchema` type. */
-export const NumberSchema = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), maximum: Schema.optionalWith(Formats.JsonNumber, { exact: true }), minimum: Schema.optionalWith(Formats.JsonNumber, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("integer", "number") })
+export const NumberSchema = Schema.Struct({ description: shared1, maximum: shared16, minimum: shared16, title: shared1, type: Schema.Literal("integer", "number") })
 /** The `NumberSchema` type. */
 export type NumberSchema = typeof NumberSchema.Type
 /** The `StringSchema` type. */
-export const StringSchema = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: Schema.optionalWith(Schema.Int, { exact: true }), minLength: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("string") })
+export const StringSchema = Schema.Struct({ description: shared1, format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared11, minLength: shared11, title: shared1, type: shared22 })
 /** The `StringSchema` type. */
 export type StringSchema = typeof StringSchema.Type
 /** The `PrimitiveSchemaDefinition` type. */
 export const PrimitiveSchemaDefinition = Schema.Union(EnumSchema, StringSchema, NumberSchema, BooleanSchema)
 /** The `PrimitiveSchemaDefinition` type. */
 export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
+const shared23 = Schema.Literal("object")
 /** The `ElicitRequestParams` type. */
-export const ElicitRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), message: Schema.String, requestedSchema: Schema.Struct({ properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }) })
+export const ElicitRequestParams = Schema.Struct({ _meta: shared9, message: Schema.String, requestedSchema: Schema.Struct({ properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: shared21, type: shared23 }) })
 /** The `ElicitRequestParams` type. */
 export type ElicitRequestParams = typeof ElicitRequestParams.Type
 /** The `ElicitRequest` type. */
@@ -315,31 +338,36 @@ export const PromptMessage = Schema.Struct({ content: ContentBlock, role: Role }
 /** The `PromptMessage` type. */
 export type PromptMessage = typeof PromptMessage.Type
 /** The `GetPromptResult` type. */
-export const GetPromptResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), messages: Schema.Array(PromptMessage), resultType: Formats.Foreign })
+export const GetPromptResult = Schema.Struct({ _meta: shared4, description: shared1, messages: Schema.Array(PromptMessage), resultType: Formats.Foreign })
 /** The `GetPromptResult` type. */
 export type GetPromptResult = typeof GetPromptResult.Type
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ completions: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), logging: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tasks: Formats.Foreign, extensions: Formats.Foreign })
+export const ServerCapabilities = Schema.Struct({ completions: shared4, experimental: shared13, logging: shared4, prompts: shared15, resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6, subscribe: shared6 }), { exact: true }), tools: shared15, tasks: Formats.Foreign, extensions: Formats.Foreign })
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = typeof ServerCapabilities.Type
 /** The `InitializeResult` type. */
-export const InitializeResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), capabilities: ServerCapabilities, instructions: Schema.optionalWith(Schema.String, { exact: true }), protocolVersion: Schema.String, serverInfo: Implementation })
+export const InitializeResult = Schema.Struct({ _meta: shared4, capabilities: ServerCapabilities, instructions: shared1, protocolVersion: Schema.String, serverInfo: Implementation })
 /** The `InitializeResult` type. */
 export type InitializeResult = typeof InitializeResult.Type
+const shared24 = Schema.Literal("2.0")
 /** The `JSONRPCError` type. */
-export const JSONRPCError = Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId, jsonrpc: Schema.Literal("2.0") })
+export const JSONRPCError = Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId, jsonrpc: shared24 })
 /** The `JSONRPCError` type. */
 export type JSONRPCError = typeof JSONRPCError.Type
+const shared25 = Schema.Struct({ _meta: shared4 }, Formats.AnyJsonRecord)
+const shared26 = Schema.optionalWith(shared25, { exact: true })
 /** The `JSONRPCNotification` type. */
-export const JSONRPCNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.String, params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const JSONRPCNotification = Schema.Struct({ jsonrpc: shared24, method: Schema.String, params: shared26 })
 /** The `JSONRPCNotification` type. */
 export type JSONRPCNotification = typeof JSONRPCNotification.Type
+const shared27 = Schema.Struct({ _meta: shared9 }, Formats.AnyJsonRecord)
+const shared28 = Schema.optionalWith(shared27, { exact: true })
 /** The `JSONRPCRequest` type. */
-export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.String, params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: shared24, method: Schema.String, params: shared28 })
 /** The `JSONRPCRequest` type. */
 export type JSONRPCRequest = typeof JSONRPCRequest.Type
 /** The `JSONRPCResponse` type. */
-export const JSONRPCResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: Result })
+export const JSONRPCResponse = Schema.Struct({ id: RequestId, jsonrpc: shared24, result: Result })
 /** The `JSONRPCResponse` type. */
 export type JSONRPCResponse = typeof JSONRPCResponse.Type
 /** The `JSONRPCMessage` type. */
@@ -347,35 +375,35 @@ export const JSONRPCMessage = Schema.Union(JSONRPCRequest, JSONRPCResponse, JSON
 /** The `JSONRPCMessage` type. */
 export type JSONRPCMessage = typeof JSONRPCMessage.Type
 /** The `PromptArgument` type. */
-export const PromptArgument = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, required: Schema.optionalWith(Schema.Boolean, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const PromptArgument = Schema.Struct({ description: shared1, name: Schema.String, required: shared6, title: shared1 })
 /** The `PromptArgument` type. */
 export type PromptArgument = typeof PromptArgument.Type
 /** The `Prompt` type. */
-export const Prompt = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), icons: Formats.Foreign })
+export const Prompt = Schema.Struct({ _meta: shared4, arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: shared1, name: Schema.String, title: shared1, icons: Formats.Foreign })
 /** The `Prompt` type. */
 export type Prompt = typeof Prompt.Type
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), prompts: Schema.Array(Prompt), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListPromptsResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, prompts: Schema.Array(Prompt), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = typeof ListPromptsResult.Type
 /** The `ResourceTemplate` type. */
-export const ResourceTemplate = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), uriTemplate: Formats.UriTemplate, icons: Formats.Foreign })
+export const ResourceTemplate = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, mimeType: shared1, name: Schema.String, title: shared1, uriTemplate: Formats.UriTemplate, icons: Formats.Foreign })
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = typeof ResourceTemplate.Type
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListResourceTemplatesResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
 /** The `Resource` type. */
-export const Resource = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri, icons: Formats.Foreign })
+export const Resource = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, mimeType: shared1, name: Schema.String, size: shared11, title: shared1, uri: Formats.Uri, icons: Formats.Foreign })
 /** The `Resource` type. */
 export type Resource = typeof Resource.Type
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resources: Schema.Array(Resource), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListResourcesResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, resources: Schema.Array(Resource), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = typeof ListResourcesResult.Type
 /** The `ListRootsRequestParams` type. */
-export const ListRootsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord)
+export const ListRootsRequestParams = Schema.Struct({ _meta: shared9 }, Formats.AnyJsonRecord)
 /** The `ListRootsRequestParams` type. */
 export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
 /** The `ListRootsRequest` type. */
@@ -383,19 +411,20 @@ export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/li
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = typeof ListRootsRequest.Type
 /** The `ToolAnnotations` type. */
-export const ToolAnnotations = Schema.Struct({ destructiveHint: Schema.optionalWith(Schema.Boolean, { exact: true }), idempotentHint: Schema.optionalWith(Schema.Boolean, { exact: true }), openWorldHint: Schema.optionalWith(Schema.Boolean, { exact: true }), readOnlyHint: Schema.optionalWith(Schema.Boolean, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ToolAnnotations = Schema.Struct({ destructiveHint: shared6, idempotentHint: shared6, openWorldHint: shared6, readOnlyHint: shared6, title: shared1 })
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = typeof ToolAnnotations.Type
+const shared29 = Schema.Struct({ properties: shared13, required: shared21, type: shared23, $schema: Formats.Foreign })
 /** The `Tool` type. */
-export const Tool = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), inputSchema: Schema.Struct({ properties: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object"), $schema: Formats.Foreign }), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ properties: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object"), $schema: Formats.Foreign }), { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), execution: Formats.Foreign, icons: Formats.Foreign })
+export const Tool = Schema.Struct({ _meta: shared4, annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: shared1, inputSchema: shared29, name: Schema.String, outputSchema: Schema.optionalWith(shared29, { exact: true }), title: shared1, execution: Formats.Foreign, icons: Formats.Foreign })
 /** The `Tool` type. */
 export type Tool = typeof Tool.Type
 /** The `ListToolsResult` type. */
-export const ListToolsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), tools: Schema.Array(Tool), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListToolsResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, tools: Schema.Array(Tool), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListToolsResult` type. */
 export type ListToolsResult = typeof ListToolsResult.Type
 /** The `LoggingMessageNotificationParams` type. */
-export const LoggingMessageNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), data: Formats.AnyJson, level: LoggingLevel, logger: Schema.optionalWith(Schema.String, { exact: true }) })
+export const LoggingMessageNotificationParams = Schema.Struct({ _meta: shared4, data: Formats.AnyJson, level: LoggingLevel, logger: shared1 })
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
 /** The `LoggingMessageNotification` type. */
@@ -403,19 +432,19 @@ export const LoggingMessageNotification = Schema.Struct({ method: Schema.Literal
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
 /** The `Notification` type. */
-export const Notification = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const Notification = Schema.Struct({ method: Schema.String, params: shared26 })
 /** The `Notification` type. */
 export type Notification = typeof Notification.Type
 /** The `PaginatedRequest` type. */
-export const PaginatedRequest = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true }) })
+export const PaginatedRequest = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: shared1 }), { exact: true }) })
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = typeof PaginatedRequest.Type
 /** The `PaginatedResult` type. */
-export const PaginatedResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resultType: Formats.Foreign })
+export const PaginatedResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, resultType: Formats.Foreign })
 /** The `PaginatedResult` type. */
 export type PaginatedResult = typeof PaginatedResult.Type
 /** The `PromptListChangedNotificationParams` type. */
-export const PromptListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const PromptListChangedNotificationParams = Schema.Struct({ _meta: shared4 }, Formats.AnyJsonRecord)
 /** The `PromptListChangedNotificationParams` type. */
 export type PromptListChangedNotificationParams = typeof PromptListChangedNotificationParams.Type
 /** The `PromptListChangedNotification` type. */
@@ -423,19 +452,19 @@ export const PromptListChangedNotification = Schema.Struct({ method: Schema.Lite
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), contents: Schema.Array(Schema.Union(TextResourceContents, BlobResourceContents)), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ReadResourceResult = Schema.Struct({ _meta: shared4, contents: Schema.Array(shared10), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = typeof ReadResourceResult.Type
 /** The `Request` type. */
-export const Request = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const Request = Schema.Struct({ method: Schema.String, params: shared28 })
 /** The `Request` type. */
 export type Request = typeof Request.Type
 /** The `ResourceContents` type. */
-export const ResourceContents = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const ResourceContents = Schema.Struct({ _meta: shared4, mimeType: shared1, uri: Formats.Uri })
 /** The `ResourceContents` type. */
 export type ResourceContents = typeof ResourceContents.Type
 /** The `ResourceListChangedNotificationParams` type. */
-export const ResourceListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const ResourceListChangedNotificationParams = Schema.Struct({ _meta: shared4 }, Formats.AnyJsonRecord)
 /** The `ResourceListChangedNotificationParams` type. */
 export type ResourceListChangedNotificationParams = typeof ResourceListChangedNotificationParams.Type
 /** The `ResourceListChangedNotification` type. */
@@ -443,7 +472,7 @@ export const ResourceListChangedNotification = Schema.Struct({ method: Schema.Li
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
 /** The `ResourceUpdatedNotificationParams` type. */
-export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), uri: Formats.Uri })
+export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: shared4, uri: Formats.Uri })
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
 /** The `ResourceUpdatedNotification` type. */
@@ -451,7 +480,7 @@ export const ResourceUpdatedNotification = Schema.Struct({ method: Schema.Litera
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
 /** The `ToolListChangedNotificationParams` type. */
-export const ToolListChangedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const ToolListChangedNotificationParams = Schema.Struct({ _meta: shared4 }, Formats.AnyJsonRecord)
 /** The `ToolListChangedNotificationParams` type. */
 export type ToolListChangedNotificationParams = typeof ToolListChangedNotificationParams.Type
 /** The `ToolListChangedNotification` type. */

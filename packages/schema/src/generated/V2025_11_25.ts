@@ -10,76 +10,94 @@ import * as Formats from "../internal/formats.js"
 export const Role = Schema.Literal("assistant", "user")
 /** The `Role` type. */
 export type Role = typeof Role.Type
+const shared1 = Schema.optionalWith(Schema.String, { exact: true })
+const shared2 = Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1))
+const shared3 = Schema.optionalWith(shared2, { exact: true })
 /** The `Annotations` type. */
-export const Annotations = Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), lastModified: Schema.optionalWith(Schema.String, { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) })
+export const Annotations = Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), lastModified: shared1, priority: shared3 })
 /** The `Annotations` type. */
 export type Annotations = typeof Annotations.Type
+const shared4 = Schema.optionalWith(Formats.OpenAnyJson, { exact: true })
+const shared5 = Schema.optionalWith(Annotations, { exact: true })
 /** The `AudioContent` type. */
-export const AudioContent = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") })
+export const AudioContent = Schema.Struct({ _meta: shared4, annotations: shared5, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") })
 /** The `AudioContent` type. */
 export type AudioContent = typeof AudioContent.Type
 /** The `BaseMetadata` type. */
-export const BaseMetadata = Schema.Struct({ name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const BaseMetadata = Schema.Struct({ name: Schema.String, title: shared1 })
 /** The `BaseMetadata` type. */
 export type BaseMetadata = typeof BaseMetadata.Type
 /** The `BlobResourceContents` type. */
-export const BlobResourceContents = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), blob: Formats.Base64, mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const BlobResourceContents = Schema.Struct({ _meta: shared4, blob: Formats.Base64, mimeType: shared1, uri: Formats.Uri })
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = typeof BlobResourceContents.Type
+const shared6 = Schema.optionalWith(Schema.Boolean, { exact: true })
 /** The `BooleanSchema` type. */
-export const BooleanSchema = Schema.Struct({ default: Schema.optionalWith(Schema.Boolean, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("boolean") })
+export const BooleanSchema = Schema.Struct({ default: shared6, description: shared1, title: shared1, type: Schema.Literal("boolean") })
 /** The `BooleanSchema` type. */
 export type BooleanSchema = typeof BooleanSchema.Type
 /** The `ProgressToken` type. */
 export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
 /** The `ProgressToken` type. */
 export type ProgressToken = typeof ProgressToken.Type
+const shared7 = Schema.optionalWith(Schema.Int, { exact: true })
 /** The `TaskMetadata` type. */
-export const TaskMetadata = Schema.Struct({ ttl: Schema.optionalWith(Schema.Int, { exact: true }) })
+export const TaskMetadata = Schema.Struct({ ttl: shared7 })
 /** The `TaskMetadata` type. */
 export type TaskMetadata = typeof TaskMetadata.Type
+const shared8 = Schema.optionalWith(ProgressToken, { exact: true })
+const shared9 = Schema.Struct({ progressToken: shared8 }, Formats.AnyJsonRecord)
+const shared10 = Schema.optionalWith(shared9, { exact: true })
+const shared11 = Schema.optionalWith(TaskMetadata, { exact: true })
 /** The `CallToolRequestParams` type. */
-export const CallToolRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.String, task: Schema.optionalWith(TaskMetadata, { exact: true }), inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+export const CallToolRequestParams = Schema.Struct({ _meta: shared10, arguments: shared4, name: Schema.String, task: shared11, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = typeof CallToolRequestParams.Type
 /** The `RequestId` type. */
 export const RequestId = Schema.Union(Schema.String, Schema.Int)
 /** The `RequestId` type. */
 export type RequestId = typeof RequestId.Type
+const shared12 = Schema.Literal("2.0")
 /** The `CallToolRequest` type. */
-export const CallToolRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tools/call"), params: CallToolRequestParams })
+export const CallToolRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tools/call"), params: CallToolRequestParams })
 /** The `CallToolRequest` type. */
 export type CallToolRequest = typeof CallToolRequest.Type
 /** The `TextResourceContents` type. */
-export const TextResourceContents = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), text: Schema.String, uri: Formats.Uri })
+export const TextResourceContents = Schema.Struct({ _meta: shared4, mimeType: shared1, text: Schema.String, uri: Formats.Uri })
 /** The `TextResourceContents` type. */
 export type TextResourceContents = typeof TextResourceContents.Type
+const shared13 = Schema.Union(TextResourceContents, BlobResourceContents)
 /** The `EmbeddedResource` type. */
-export const EmbeddedResource = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), resource: Schema.Union(TextResourceContents, BlobResourceContents), type: Schema.Literal("resource") })
+export const EmbeddedResource = Schema.Struct({ _meta: shared4, annotations: shared5, resource: shared13, type: Schema.Literal("resource") })
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = typeof EmbeddedResource.Type
 /** The `ImageContent` type. */
-export const ImageContent = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") })
+export const ImageContent = Schema.Struct({ _meta: shared4, annotations: shared5, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") })
 /** The `ImageContent` type. */
 export type ImageContent = typeof ImageContent.Type
+const shared14 = Schema.Array(Schema.String)
+const shared15 = Schema.optionalWith(shared14, { exact: true })
 /** The `Icon` type. */
-export const Icon = Schema.Struct({ mimeType: Schema.optionalWith(Schema.String, { exact: true }), sizes: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) })
+export const Icon = Schema.Struct({ mimeType: shared1, sizes: shared15, src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) })
 /** The `Icon` type. */
 export type Icon = typeof Icon.Type
+const shared16 = Schema.Array(Icon)
+const shared17 = Schema.optionalWith(shared16, { exact: true })
 /** The `ResourceLink` type. */
-export const ResourceLink = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("resource_link"), uri: Formats.Uri })
+export const ResourceLink = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared17, mimeType: shared1, name: Schema.String, size: shared7, title: shared1, type: Schema.Literal("resource_link"), uri: Formats.Uri })
 /** The `ResourceLink` type. */
 export type ResourceLink = typeof ResourceLink.Type
 /** The `TextContent` type. */
-export const TextContent = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), text: Schema.String, type: Schema.Literal("text") })
+export const TextContent = Schema.Struct({ _meta: shared4, annotations: shared5, text: Schema.String, type: Schema.Literal("text") })
 /** The `TextContent` type. */
 export type TextContent = typeof TextContent.Type
 /** The `ContentBlock` type. */
 export const ContentBlock = Schema.Union(ImageContent, AudioContent, ResourceLink, TextContent, EmbeddedResource)
 /** The `ContentBlock` type. */
 export type ContentBlock = typeof ContentBlock.Type
+const shared18 = Schema.Array(ContentBlock)
 /** The `CallToolResult` type. */
-export const CallToolResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Array(ContentBlock), isError: Schema.optionalWith(Schema.Boolean, { exact: true }), structuredContent: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), resultType: Formats.Foreign })
+export const CallToolResult = Schema.Struct({ _meta: shared4, content: shared18, isError: shared6, structuredContent: shared4, resultType: Formats.Foreign })
 /** The `CallToolResult` type. */
 export type CallToolResult = typeof CallToolResult.Type
 /** The `CancelTaskRequestParams` type. */
@@ -87,63 +105,71 @@ export const CancelTaskRequestParams = Schema.Struct({ taskId: Schema.String })
 /** The `CancelTaskRequestParams` type. */
 export type CancelTaskRequestParams = typeof CancelTaskRequestParams.Type
 /** The `CancelTaskRequest` type. */
-export const CancelTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/cancel"), params: CancelTaskRequestParams })
+export const CancelTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tasks/cancel"), params: CancelTaskRequestParams })
 /** The `CancelTaskRequest` type. */
 export type CancelTaskRequest = typeof CancelTaskRequest.Type
 /** The `Result` type. */
-export const Result = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const Result = Schema.Struct({ _meta: shared4 }, Formats.AnyJsonRecord)
 /** The `Result` type. */
 export type Result = typeof Result.Type
 /** The `TaskStatus` type. */
 export const TaskStatus = Schema.Literal("cancelled", "completed", "failed", "input_required", "working")
 /** The `TaskStatus` type. */
 export type TaskStatus = typeof TaskStatus.Type
+const shared19 = Schema.Union(Schema.Int, Schema.Null)
 /** The `Task` type. */
-export const Task = Schema.Struct({ createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: Schema.optionalWith(Schema.Int, { exact: true }), status: TaskStatus, statusMessage: Schema.optionalWith(Schema.String, { exact: true }), taskId: Schema.String, ttl: Schema.Union(Schema.Int, Schema.Null) })
+export const Task = Schema.Struct({ createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7, status: TaskStatus, statusMessage: shared1, taskId: Schema.String, ttl: shared19 })
 /** The `Task` type. */
 export type Task = typeof Task.Type
 /** The `CancelTaskResult` type. */
-export const CancelTaskResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: Schema.optionalWith(Schema.Int, { exact: true }), status: TaskStatus, statusMessage: Schema.optionalWith(Schema.String, { exact: true }), taskId: Schema.String, ttl: Schema.Union(Schema.Int, Schema.Null) }, Formats.AnyJsonRecord)
+export const CancelTaskResult = Schema.Struct({ _meta: shared4, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7, status: TaskStatus, statusMessage: shared1, taskId: Schema.String, ttl: shared19 }, Formats.AnyJsonRecord)
 /** The `CancelTaskResult` type. */
 export type CancelTaskResult = typeof CancelTaskResult.Type
+const shared20 = Schema.optionalWith(RequestId, { exact: true })
 /** The `CancelledNotificationParams` type. */
-export const CancelledNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), reason: Schema.optionalWith(Schema.String, { exact: true }), requestId: Schema.optionalWith(RequestId, { exact: true }) })
+export const CancelledNotificationParams = Schema.Struct({ _meta: shared4, reason: shared1, requestId: shared20 })
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
 /** The `CancelledNotification` type. */
-export const CancelledNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams })
+export const CancelledNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams })
 /** The `CancelledNotification` type. */
 export type CancelledNotification = typeof CancelledNotification.Type
+const shared21 = Formats.OpenObject(Formats.OpenAnyJson)
+const shared22 = Schema.optionalWith(shared21, { exact: true })
+const shared23 = Schema.Struct({ listChanged: shared6 })
+const shared24 = Schema.optionalWith(shared23, { exact: true })
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), url: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), roots: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ context: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), tools: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), list: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: Formats.Foreign })
+export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: shared4, url: shared4 }), { exact: true }), experimental: shared22, roots: shared24, sampling: Schema.optionalWith(Schema.Struct({ context: shared4, tools: shared4 }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared4, list: shared4, requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: shared4 }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: shared4 }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: Formats.Foreign })
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = typeof ClientCapabilities.Type
 /** The `NotificationParams` type. */
-export const NotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const NotificationParams = Schema.Struct({ _meta: shared4 })
 /** The `NotificationParams` type. */
 export type NotificationParams = typeof NotificationParams.Type
+const shared25 = Schema.optionalWith(NotificationParams, { exact: true })
 /** The `InitializedNotification` type. */
-export const InitializedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(NotificationParams, { exact: true }) })
+export const InitializedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/initialized"), params: shared25 })
 /** The `InitializedNotification` type. */
 export type InitializedNotification = typeof InitializedNotification.Type
+const shared26 = Schema.optionalWith(Formats.JsonNumber, { exact: true })
 /** The `ProgressNotificationParams` type. */
-export const ProgressNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), message: Schema.optionalWith(Schema.String, { exact: true }), progress: Formats.JsonNumber, progressToken: ProgressToken, total: Schema.optionalWith(Formats.JsonNumber, { exact: true }) })
+export const ProgressNotificationParams = Schema.Struct({ _meta: shared4, message: shared1, progress: Formats.JsonNumber, progressToken: ProgressToken, total: shared26 })
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
 /** The `ProgressNotification` type. */
-export const ProgressNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams })
+export const ProgressNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams })
 /** The `ProgressNotification` type. */
 export type ProgressNotification = typeof ProgressNotification.Type
 /** The `RootsListChangedNotification` type. */
-export const RootsListChangedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(NotificationParams, { exact: true }) })
+export const RootsListChangedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/roots/list_changed"), params: shared25 })
 /** The `RootsListChangedNotification` type. */
 export type RootsListChangedNotification = typeof RootsListChangedNotification.Type
 /** The `TaskStatusNotificationParams` type. */
-export const TaskStatusNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: Schema.optionalWith(Schema.Int, { exact: true }), status: TaskStatus, statusMessage: Schema.optionalWith(Schema.String, { exact: true }), taskId: Schema.String, ttl: Schema.Union(Schema.Int, Schema.Null) })
+export const TaskStatusNotificationParams = Schema.Struct({ _meta: shared4, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7, status: TaskStatus, statusMessage: shared1, taskId: Schema.String, ttl: shared19 })
 /** The `TaskStatusNotificationParams` type. */
 export type TaskStatusNotificationParams = typeof TaskStatusNotificationParams.Type
 /** The `TaskStatusNotification` type. */
-export const TaskStatusNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/tasks/status"), params: TaskStatusNotificationParams })
+export const TaskStatusNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/tasks/status"), params: TaskStatusNotificationParams })
 /** The `TaskStatusNotification` type. */
 export type TaskStatusNotification = typeof TaskStatusNotification.Type
 /** The `ClientNotification` type. */
@@ -151,27 +177,29 @@ export const ClientNotification = Schema.Union(CancelledNotification, ProgressNo
 /** The `ClientNotification` type. */
 export type ClientNotification = typeof ClientNotification.Type
 /** The `PromptReference` type. */
-export const PromptReference = Schema.Struct({ name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("ref/prompt") })
+export const PromptReference = Schema.Struct({ name: Schema.String, title: shared1, type: Schema.Literal("ref/prompt") })
 /** The `PromptReference` type. */
 export type PromptReference = typeof PromptReference.Type
 /** The `ResourceTemplateReference` type. */
 export const ResourceTemplateReference = Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate })
 /** The `ResourceTemplateReference` type. */
 export type ResourceTemplateReference = typeof ResourceTemplateReference.Type
+const shared27 = Formats.OpenObject(Schema.String)
+const shared28 = Schema.optionalWith(shared27, { exact: true })
 /** The `CompleteRequestParams` type. */
-export const CompleteRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }) }), { exact: true }), ref: Schema.Union(PromptReference, ResourceTemplateReference) })
+export const CompleteRequestParams = Schema.Struct({ _meta: shared10, argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared28 }), { exact: true }), ref: Schema.Union(PromptReference, ResourceTemplateReference) })
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = typeof CompleteRequestParams.Type
 /** The `CompleteRequest` type. */
-export const CompleteRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("completion/complete"), params: CompleteRequestParams })
+export const CompleteRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("completion/complete"), params: CompleteRequestParams })
 /** The `CompleteRequest` type. */
 export type CompleteRequest = typeof CompleteRequest.Type
 /** The `GetPromptRequestParams` type. */
-export const GetPromptRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+export const GetPromptRequestParams = Schema.Struct({ _meta: shared10, arguments: shared28, name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
 /** The `GetPromptRequest` type. */
-export const GetPromptRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("prompts/get"), params: GetPromptRequestParams })
+export const GetPromptRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("prompts/get"), params: GetPromptRequestParams })
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = typeof GetPromptRequest.Type
 /** The `GetTaskPayloadRequestParams` type. */
@@ -179,7 +207,7 @@ export const GetTaskPayloadRequestParams = Schema.Struct({ taskId: Schema.String
 /** The `GetTaskPayloadRequestParams` type. */
 export type GetTaskPayloadRequestParams = typeof GetTaskPayloadRequestParams.Type
 /** The `GetTaskPayloadRequest` type. */
-export const GetTaskPayloadRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/result"), params: GetTaskPayloadRequestParams })
+export const GetTaskPayloadRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tasks/result"), params: GetTaskPayloadRequestParams })
 /** The `GetTaskPayloadRequest` type. */
 export type GetTaskPayloadRequest = typeof GetTaskPayloadRequest.Type
 /** The `GetTaskRequestParams` type. */
@@ -187,59 +215,61 @@ export const GetTaskRequestParams = Schema.Struct({ taskId: Schema.String })
 /** The `GetTaskRequestParams` type. */
 export type GetTaskRequestParams = typeof GetTaskRequestParams.Type
 /** The `GetTaskRequest` type. */
-export const GetTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/get"), params: GetTaskRequestParams })
+export const GetTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tasks/get"), params: GetTaskRequestParams })
 /** The `GetTaskRequest` type. */
 export type GetTaskRequest = typeof GetTaskRequest.Type
 /** The `Implementation` type. */
-export const Implementation = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) })
+export const Implementation = Schema.Struct({ description: shared1, icons: shared17, name: Schema.String, title: shared1, version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) })
 /** The `Implementation` type. */
 export type Implementation = typeof Implementation.Type
 /** The `InitializeRequestParams` type. */
-export const InitializeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
+export const InitializeRequestParams = Schema.Struct({ _meta: shared10, capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
 /** The `InitializeRequestParams` type. */
 export type InitializeRequestParams = typeof InitializeRequestParams.Type
 /** The `InitializeRequest` type. */
-export const InitializeRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("initialize"), params: InitializeRequestParams })
+export const InitializeRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("initialize"), params: InitializeRequestParams })
 /** The `InitializeRequest` type. */
 export type InitializeRequest = typeof InitializeRequest.Type
 /** The `PaginatedRequestParams` type. */
-export const PaginatedRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const PaginatedRequestParams = Schema.Struct({ _meta: shared10, cursor: shared1 })
 /** The `PaginatedRequestParams` type. */
 export type PaginatedRequestParams = typeof PaginatedRequestParams.Type
+const shared29 = Schema.optionalWith(PaginatedRequestParams, { exact: true })
 /** The `ListPromptsRequest` type. */
-export const ListPromptsRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("prompts/list"), params: Schema.optionalWith(PaginatedRequestParams, { exact: true }) })
+export const ListPromptsRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("prompts/list"), params: shared29 })
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = typeof ListPromptsRequest.Type
 /** The `ListResourceTemplatesRequest` type. */
-export const ListResourceTemplatesRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(PaginatedRequestParams, { exact: true }) })
+export const ListResourceTemplatesRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("resources/templates/list"), params: shared29 })
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
 /** The `ListResourcesRequest` type. */
-export const ListResourcesRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("resources/list"), params: Schema.optionalWith(PaginatedRequestParams, { exact: true }) })
+export const ListResourcesRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("resources/list"), params: shared29 })
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = typeof ListResourcesRequest.Type
 /** The `ListTasksRequest` type. */
-export const ListTasksRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tasks/list"), params: Schema.optionalWith(PaginatedRequestParams, { exact: true }) })
+export const ListTasksRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tasks/list"), params: shared29 })
 /** The `ListTasksRequest` type. */
 export type ListTasksRequest = typeof ListTasksRequest.Type
 /** The `ListToolsRequest` type. */
-export const ListToolsRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tools/list"), params: Schema.optionalWith(PaginatedRequestParams, { exact: true }) })
+export const ListToolsRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tools/list"), params: shared29 })
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = typeof ListToolsRequest.Type
 /** The `RequestParams` type. */
-export const RequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }) })
+export const RequestParams = Schema.Struct({ _meta: shared10 })
 /** The `RequestParams` type. */
 export type RequestParams = typeof RequestParams.Type
+const shared30 = Schema.optionalWith(RequestParams, { exact: true })
 /** The `PingRequest` type. */
-export const PingRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("ping"), params: Schema.optionalWith(RequestParams, { exact: true }) })
+export const PingRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("ping"), params: shared30 })
 /** The `PingRequest` type. */
 export type PingRequest = typeof PingRequest.Type
 /** The `ReadResourceRequestParams` type. */
-export const ReadResourceRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
+export const ReadResourceRequestParams = Schema.Struct({ _meta: shared10, uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
 /** The `ReadResourceRequest` type. */
-export const ReadResourceRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("resources/read"), params: ReadResourceRequestParams })
+export const ReadResourceRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("resources/read"), params: ReadResourceRequestParams })
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = typeof ReadResourceRequest.Type
 /** The `LoggingLevel` type. */
@@ -247,27 +277,27 @@ export const LoggingLevel = Schema.Literal("alert", "critical", "debug", "emerge
 /** The `LoggingLevel` type. */
 export type LoggingLevel = typeof LoggingLevel.Type
 /** The `SetLevelRequestParams` type. */
-export const SetLevelRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), level: LoggingLevel })
+export const SetLevelRequestParams = Schema.Struct({ _meta: shared10, level: LoggingLevel })
 /** The `SetLevelRequestParams` type. */
 export type SetLevelRequestParams = typeof SetLevelRequestParams.Type
 /** The `SetLevelRequest` type. */
-export const SetLevelRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams })
+export const SetLevelRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams })
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = typeof SetLevelRequest.Type
 /** The `SubscribeRequestParams` type. */
-export const SubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+export const SubscribeRequestParams = Schema.Struct({ _meta: shared10, uri: Formats.Uri })
 /** The `SubscribeRequestParams` type. */
 export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
 /** The `SubscribeRequest` type. */
-export const SubscribeRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams })
+export const SubscribeRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams })
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = typeof SubscribeRequest.Type
 /** The `UnsubscribeRequestParams` type. */
-export const UnsubscribeRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+export const UnsubscribeRequestParams = Schema.Struct({ _meta: shared10, uri: Formats.Uri })
 /** The `UnsubscribeRequestParams` type. */
 export type UnsubscribeRequestParams = typeof UnsubscribeRequestParams.Type
 /** The `UnsubscribeRequest` type. */
-export const UnsubscribeRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams })
+export const UnsubscribeRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams })
 /** The `UnsubscribeRequest` type. */
 export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
 /** The `ClientRequest` type. */
@@ -275,43 +305,45 @@ export const ClientRequest = Schema.Union(InitializeRequest, ReadResourceRequest
 /** The `ClientRequest` type. */
 export type ClientRequest = typeof ClientRequest.Type
 /** The `ToolResultContent` type. */
-export const ToolResultContent = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Array(ContentBlock), isError: Schema.optionalWith(Schema.Boolean, { exact: true }), structuredContent: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), toolUseId: Schema.String, type: Schema.Literal("tool_result") })
+export const ToolResultContent = Schema.Struct({ _meta: shared4, content: shared18, isError: shared6, structuredContent: shared4, toolUseId: Schema.String, type: Schema.Literal("tool_result") })
 /** The `ToolResultContent` type. */
 export type ToolResultContent = typeof ToolResultContent.Type
 /** The `ToolUseContent` type. */
-export const ToolUseContent = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), id: Schema.String, input: Formats.OpenObject(Formats.AnyJson), name: Schema.String, type: Schema.Literal("tool_use") })
+export const ToolUseContent = Schema.Struct({ _meta: shared4, id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") })
 /** The `ToolUseContent` type. */
 export type ToolUseContent = typeof ToolUseContent.Type
 /** The `SamplingMessageContentBlock` type. */
 export const SamplingMessageContentBlock = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent)
 /** The `SamplingMessageContentBlock` type. */
 export type SamplingMessageContentBlock = typeof SamplingMessageContentBlock.Type
+const shared31 = Schema.Array(SamplingMessageContentBlock)
+const shared32 = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent, shared31)
 /** The `CreateMessageResult` type. */
-export const CreateMessageResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent, Schema.Array(SamplingMessageContentBlock)), model: Schema.String, role: Role, stopReason: Schema.optionalWith(Schema.String, { exact: true }) })
+export const CreateMessageResult = Schema.Struct({ _meta: shared4, content: shared32, model: Schema.String, role: Role, stopReason: shared1 })
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = typeof CreateMessageResult.Type
 /** The `ElicitResult` type. */
-export const ElicitResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.Array(Schema.String), Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }) })
+export const ElicitResult = Schema.Struct({ _meta: shared4, action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(shared14, Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }) })
 /** The `ElicitResult` type. */
 export type ElicitResult = typeof ElicitResult.Type
 /** The `GetTaskPayloadResult` type. */
-export const GetTaskPayloadResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }, Formats.AnyJsonRecord)
+export const GetTaskPayloadResult = Schema.Struct({ _meta: shared4 }, Formats.AnyJsonRecord)
 /** The `GetTaskPayloadResult` type. */
 export type GetTaskPayloadResult = typeof GetTaskPayloadResult.Type
 /** The `GetTaskResult` type. */
-export const GetTaskResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: Schema.optionalWith(Schema.Int, { exact: true }), status: TaskStatus, statusMessage: Schema.optionalWith(Schema.String, { exact: true }), taskId: Schema.String, ttl: Schema.Union(Schema.Int, Schema.Null) }, Formats.AnyJsonRecord)
+export const GetTaskResult = Schema.Struct({ _meta: shared4, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7, status: TaskStatus, statusMessage: shared1, taskId: Schema.String, ttl: shared19 }, Formats.AnyJsonRecord)
 /** The `GetTaskResult` type. */
 export type GetTaskResult = typeof GetTaskResult.Type
 /** The `Root` type. */
-export const Root = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), name: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const Root = Schema.Struct({ _meta: shared4, name: shared1, uri: Formats.Uri })
 /** The `Root` type. */
 export type Root = typeof Root.Type
 /** The `ListRootsResult` type. */
-export const ListRootsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), roots: Schema.Array(Root) })
+export const ListRootsResult = Schema.Struct({ _meta: shared4, roots: Schema.Array(Root) })
 /** The `ListRootsResult` type. */
 export type ListRootsResult = typeof ListRootsResult.Type
 /** The `ListTasksResult` type. */
-export const ListTasksResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), tasks: Schema.Array(Task) })
+export const ListTasksResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, tasks: Schema.Array(Task) })
 /** The `ListTasksResult` type. */
 export type ListTasksResult = typeof ListTasksResult.Type
 /** The `ClientResult` type. */
@@ -319,79 +351,86 @@ export const ClientResult = Schema.Union(GetTaskResult, CancelTaskResult, Create
 /** The `ClientResult` type. */
 export type ClientResult = typeof ClientResult.Type
 /** The `CompleteResult` type. */
-export const CompleteResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), completion: Schema.Struct({ hasMore: Schema.optionalWith(Schema.Boolean, { exact: true }), total: Schema.optionalWith(Schema.Int, { exact: true }), values: Schema.Array(Schema.String) }), resultType: Formats.Foreign })
+export const CompleteResult = Schema.Struct({ _meta: shared4, completion: Schema.Struct({ hasMore: shared6, total: shared7, values: shared14 }), resultType: Formats.Foreign })
 /** The `CompleteResult` type. */
 export type CompleteResult = typeof CompleteResult.Type
 /** The `ModelHint` type. */
-export const ModelHint = Schema.Struct({ name: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ModelHint = Schema.Struct({ name: shared1 })
 /** The `ModelHint` type. */
 export type ModelHint = typeof ModelHint.Type
 /** The `ModelPreferences` type. */
-export const ModelPreferences = Schema.Struct({ costPriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }), hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }), speedPriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) })
+export const ModelPreferences = Schema.Struct({ costPriority: shared3, hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: shared3, speedPriority: shared3 })
 /** The `ModelPreferences` type. */
 export type ModelPreferences = typeof ModelPreferences.Type
 /** The `SamplingMessage` type. */
-export const SamplingMessage = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), content: Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent, Schema.Array(SamplingMessageContentBlock)), role: Role })
+export const SamplingMessage = Schema.Struct({ _meta: shared4, content: shared32, role: Role })
 /** The `SamplingMessage` type. */
 export type SamplingMessage = typeof SamplingMessage.Type
 /** The `ToolAnnotations` type. */
-export const ToolAnnotations = Schema.Struct({ destructiveHint: Schema.optionalWith(Schema.Boolean, { exact: true }), idempotentHint: Schema.optionalWith(Schema.Boolean, { exact: true }), openWorldHint: Schema.optionalWith(Schema.Boolean, { exact: true }), readOnlyHint: Schema.optionalWith(Schema.Boolean, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ToolAnnotations = Schema.Struct({ destructiveHint: shared6, idempotentHint: shared6, openWorldHint: shared6, readOnlyHint: shared6, title: shared1 })
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = typeof ToolAnnotations.Type
 /** The `ToolExecution` type. */
 export const ToolExecution = Schema.Struct({ taskSupport: Schema.optionalWith(Schema.Literal("forbidden", "optional", "required"), { exact: true }) })
 /** The `ToolExecution` type. */
 export type ToolExecution = typeof ToolExecution.Type
+const shared33 = Schema.Literal("object")
+const shared34 = Schema.Struct({ $schema: shared1, properties: shared22, required: shared15, type: shared33 })
 /** The `Tool` type. */
-export const Tool = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), execution: Schema.optionalWith(ToolExecution, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), inputSchema: Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }), properties: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }), properties: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }), { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const Tool = Schema.Struct({ _meta: shared4, annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: shared1, execution: Schema.optionalWith(ToolExecution, { exact: true }), icons: shared17, inputSchema: shared34, name: Schema.String, outputSchema: Schema.optionalWith(shared34, { exact: true }), title: shared1 })
 /** The `Tool` type. */
 export type Tool = typeof Tool.Type
 /** The `ToolChoice` type. */
 export const ToolChoice = Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) })
 /** The `ToolChoice` type. */
 export type ToolChoice = typeof ToolChoice.Type
+const shared35 = Schema.Array(Tool)
 /** The `CreateMessageRequestParams` type. */
-export const CreateMessageRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), task: Schema.optionalWith(TaskMetadata, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }), toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(Schema.Array(Tool), { exact: true }) })
+export const CreateMessageRequestParams = Schema.Struct({ _meta: shared10, includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: shared4, modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: shared15, systemPrompt: shared1, task: shared11, temperature: shared26, toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(shared35, { exact: true }) })
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
 /** The `CreateMessageRequest` type. */
-export const CreateMessageRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams })
+export const CreateMessageRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams })
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = typeof CreateMessageRequest.Type
 /** The `CreateTaskResult` type. */
-export const CreateTaskResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), task: Task })
+export const CreateTaskResult = Schema.Struct({ _meta: shared4, task: Task })
 /** The `CreateTaskResult` type. */
 export type CreateTaskResult = typeof CreateTaskResult.Type
 /** The `Cursor` type. */
 export const Cursor = Schema.String
 /** The `Cursor` type. */
 export type Cursor = typeof Cursor.Type
+const shared36 = Schema.Literal("string")
 /** The `LegacyTitledEnumSchema` type. */
-export const LegacyTitledEnumSchema = Schema.Struct({ default: Schema.optionalWith(Schema.String, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), enum: Schema.Array(Schema.String), enumNames: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("string") })
+export const LegacyTitledEnumSchema = Schema.Struct({ default: shared1, description: shared1, enum: shared14, enumNames: shared15, title: shared1, type: shared36 })
 /** The `LegacyTitledEnumSchema` type. */
 export type LegacyTitledEnumSchema = typeof LegacyTitledEnumSchema.Type
 /** The `NumberSchema` type. */
-export const NumberSchema = Schema.Struct({ default: Schema.optionalWith(Formats.JsonNumber, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), maximum: Schema.optionalWith(Formats.JsonNumber, { exact: true }), minimum: Schema.optionalWith(Formats.JsonNumber, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("integer", "number") })
+export const NumberSchema = Schema.Struct({ default: shared26, description: shared1, maximum: shared26, minimum: shared26, title: shared1, type: Schema.Literal("integer", "number") })
 /** The `NumberSchema` type. */
 export type NumberSchema = typeof NumberSchema.Type
 /** The `StringSchema` type. */
-export const StringSchema = Schema.Struct({ default: Schema.optionalWith(Schema.String, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: Schema.optionalWith(Schema.Int, { exact: true }), minLength: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("string") })
+export const StringSchema = Schema.Struct({ default: shared1, description: shared1, format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared7, minLength: shared7, title: shared1, type: shared36 })
 /** The `StringSchema` type. */
 export type StringSchema = typeof StringSchema.Type
+const shared37 = Schema.Struct({ const: Schema.String, title: Schema.String })
+const shared38 = Schema.Array(shared37)
+const shared39 = Schema.Literal("array")
 /** The `TitledMultiSelectEnumSchema` type. */
-export const TitledMultiSelectEnumSchema = Schema.Struct({ default: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), items: Schema.Struct({ anyOf: Schema.Array(Schema.Struct({ const: Schema.String, title: Schema.String })) }), maxItems: Schema.optionalWith(Schema.Int, { exact: true }), minItems: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("array") })
+export const TitledMultiSelectEnumSchema = Schema.Struct({ default: shared15, description: shared1, items: Schema.Struct({ anyOf: shared38 }), maxItems: shared7, minItems: shared7, title: shared1, type: shared39 })
 /** The `TitledMultiSelectEnumSchema` type. */
 export type TitledMultiSelectEnumSchema = typeof TitledMultiSelectEnumSchema.Type
 /** The `TitledSingleSelectEnumSchema` type. */
-export const TitledSingleSelectEnumSchema = Schema.Struct({ default: Schema.optionalWith(Schema.String, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), oneOf: Schema.Array(Schema.Struct({ const: Schema.String, title: Schema.String })), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("string") })
+export const TitledSingleSelectEnumSchema = Schema.Struct({ default: shared1, description: shared1, oneOf: shared38, title: shared1, type: shared36 })
 /** The `TitledSingleSelectEnumSchema` type. */
 export type TitledSingleSelectEnumSchema = typeof TitledSingleSelectEnumSchema.Type
 /** The `UntitledMultiSelectEnumSchema` type. */
-export const UntitledMultiSelectEnumSchema = Schema.Struct({ default: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), items: Schema.Struct({ enum: Schema.Array(Schema.String), type: Schema.Literal("string") }), maxItems: Schema.optionalWith(Schema.Int, { exact: true }), minItems: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("array") })
+export const UntitledMultiSelectEnumSchema = Schema.Struct({ default: shared15, description: shared1, items: Schema.Struct({ enum: shared14, type: shared36 }), maxItems: shared7, minItems: shared7, title: shared1, type: shared39 })
 /** The `UntitledMultiSelectEnumSchema` type. */
 export type UntitledMultiSelectEnumSchema = typeof UntitledMultiSelectEnumSchema.Type
 /** The `UntitledSingleSelectEnumSchema` type. */
-export const UntitledSingleSelectEnumSchema = Schema.Struct({ default: Schema.optionalWith(Schema.String, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), enum: Schema.Array(Schema.String), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("string") })
+export const UntitledSingleSelectEnumSchema = Schema.Struct({ default: shared1, description: shared1, enum: shared14, title: shared1, type: shared36 })
 /** The `UntitledSingleSelectEnumSchema` type. */
 export type UntitledSingleSelectEnumSchema = typeof UntitledSingleSelectEnumSchema.Type
 /** The `PrimitiveSchemaDefinition` type. */
@@ -399,11 +438,11 @@ export const PrimitiveSchemaDefinition = Schema.Union(UntitledSingleSelectEnumSc
 /** The `PrimitiveSchemaDefinition` type. */
 export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
 /** The `ElicitRequestFormParams` type. */
-export const ElicitRequestFormParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }), properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }), task: Schema.optionalWith(TaskMetadata, { exact: true }) })
+export const ElicitRequestFormParams = Schema.Struct({ _meta: shared10, message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared1, properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: shared15, type: shared33 }), task: shared11 })
 /** The `ElicitRequestFormParams` type. */
 export type ElicitRequestFormParams = typeof ElicitRequestFormParams.Type
 /** The `ElicitRequestURLParams` type. */
-export const ElicitRequestURLParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), elicitationId: Schema.String, message: Schema.String, mode: Schema.Literal("url"), task: Schema.optionalWith(TaskMetadata, { exact: true }), url: Formats.Uri })
+export const ElicitRequestURLParams = Schema.Struct({ _meta: shared10, elicitationId: Schema.String, message: Schema.String, mode: Schema.Literal("url"), task: shared11, url: Formats.Uri })
 /** The `ElicitRequestURLParams` type. */
 export type ElicitRequestURLParams = typeof ElicitRequestURLParams.Type
 /** The `ElicitRequestParams` type. */
@@ -411,7 +450,7 @@ export const ElicitRequestParams = Schema.Union(ElicitRequestURLParams, ElicitRe
 /** The `ElicitRequestParams` type. */
 export type ElicitRequestParams = typeof ElicitRequestParams.Type
 /** The `ElicitRequest` type. */
-export const ElicitRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("elicitation/create"), params: ElicitRequestParams })
+export const ElicitRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("elicitation/create"), params: ElicitRequestParams })
 /** The `ElicitRequest` type. */
 export type ElicitRequest = typeof ElicitRequest.Type
 /** The `ElicitationCompleteNotificationParams` type. */
@@ -419,7 +458,7 @@ export const ElicitationCompleteNotificationParams = Schema.Struct({ elicitation
 /** The `ElicitationCompleteNotificationParams` type. */
 export type ElicitationCompleteNotificationParams = typeof ElicitationCompleteNotificationParams.Type
 /** The `ElicitationCompleteNotification` type. */
-export const ElicitationCompleteNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/elicitation/complete"), params: ElicitationCompleteNotificationParams })
+export const ElicitationCompleteNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/elicitation/complete"), params: ElicitationCompleteNotificationParams })
 /** The `ElicitationCompleteNotification` type. */
 export type ElicitationCompleteNotification = typeof ElicitationCompleteNotification.Type
 /** The `EmptyResult` type. */
@@ -439,35 +478,35 @@ export const PromptMessage = Schema.Struct({ content: ContentBlock, role: Role }
 /** The `PromptMessage` type. */
 export type PromptMessage = typeof PromptMessage.Type
 /** The `GetPromptResult` type. */
-export const GetPromptResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), messages: Schema.Array(PromptMessage), resultType: Formats.Foreign })
+export const GetPromptResult = Schema.Struct({ _meta: shared4, description: shared1, messages: Schema.Array(PromptMessage), resultType: Formats.Foreign })
 /** The `GetPromptResult` type. */
 export type GetPromptResult = typeof GetPromptResult.Type
 /** The `Icons` type. */
-export const Icons = Schema.Struct({ icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }) })
+export const Icons = Schema.Struct({ icons: shared17 })
 /** The `Icons` type. */
 export type Icons = typeof Icons.Type
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ completions: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Formats.OpenObject(Formats.AnyJson)), { exact: true }), logging: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), list: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) }), { exact: true }) }), { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), extensions: Formats.Foreign })
+export const ServerCapabilities = Schema.Struct({ completions: shared4, experimental: shared22, logging: shared4, prompts: shared24, resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6, subscribe: shared6 }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared4, list: shared4, requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: shared4 }), { exact: true }) }), { exact: true }) }), { exact: true }), tools: shared24, extensions: Formats.Foreign })
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = typeof ServerCapabilities.Type
 /** The `InitializeResult` type. */
-export const InitializeResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), capabilities: ServerCapabilities, instructions: Schema.optionalWith(Schema.String, { exact: true }), protocolVersion: Schema.String, serverInfo: Implementation })
+export const InitializeResult = Schema.Struct({ _meta: shared4, capabilities: ServerCapabilities, instructions: shared1, protocolVersion: Schema.String, serverInfo: Implementation })
 /** The `InitializeResult` type. */
 export type InitializeResult = typeof InitializeResult.Type
 /** The `JSONRPCErrorResponse` type. */
-export const JSONRPCErrorResponse = Schema.Struct({ error: Error, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.Literal("2.0") })
+export const JSONRPCErrorResponse = Schema.Struct({ error: Error, id: shared20, jsonrpc: shared12 })
 /** The `JSONRPCErrorResponse` type. */
 export type JSONRPCErrorResponse = typeof JSONRPCErrorResponse.Type
 /** The `JSONRPCNotification` type. */
-export const JSONRPCNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.String, params: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const JSONRPCNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.String, params: shared4 })
 /** The `JSONRPCNotification` type. */
 export type JSONRPCNotification = typeof JSONRPCNotification.Type
 /** The `JSONRPCRequest` type. */
-export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.String, params: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.String, params: shared4 })
 /** The `JSONRPCRequest` type. */
 export type JSONRPCRequest = typeof JSONRPCRequest.Type
 /** The `JSONRPCResultResponse` type. */
-export const JSONRPCResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: Result })
+export const JSONRPCResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared12, result: Result })
 /** The `JSONRPCResultResponse` type. */
 export type JSONRPCResultResponse = typeof JSONRPCResultResponse.Type
 /** The `JSONRPCMessage` type. */
@@ -479,47 +518,47 @@ export const JSONRPCResponse = Schema.Union(JSONRPCResultResponse, JSONRPCErrorR
 /** The `JSONRPCResponse` type. */
 export type JSONRPCResponse = typeof JSONRPCResponse.Type
 /** The `PromptArgument` type. */
-export const PromptArgument = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, required: Schema.optionalWith(Schema.Boolean, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const PromptArgument = Schema.Struct({ description: shared1, name: Schema.String, required: shared6, title: shared1 })
 /** The `PromptArgument` type. */
 export type PromptArgument = typeof PromptArgument.Type
 /** The `Prompt` type. */
-export const Prompt = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const Prompt = Schema.Struct({ _meta: shared4, arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: shared1, icons: shared17, name: Schema.String, title: shared1 })
 /** The `Prompt` type. */
 export type Prompt = typeof Prompt.Type
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), prompts: Schema.Array(Prompt), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListPromptsResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, prompts: Schema.Array(Prompt), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = typeof ListPromptsResult.Type
 /** The `ResourceTemplate` type. */
-export const ResourceTemplate = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), uriTemplate: Formats.UriTemplate })
+export const ResourceTemplate = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared17, mimeType: shared1, name: Schema.String, title: shared1, uriTemplate: Formats.UriTemplate })
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = typeof ResourceTemplate.Type
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListResourceTemplatesResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
 /** The `Resource` type. */
-export const Resource = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const Resource = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared17, mimeType: shared1, name: Schema.String, size: shared7, title: shared1, uri: Formats.Uri })
 /** The `Resource` type. */
 export type Resource = typeof Resource.Type
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resources: Schema.Array(Resource), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListResourcesResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, resources: Schema.Array(Resource), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = typeof ListResourcesResult.Type
 /** The `ListRootsRequest` type. */
-export const ListRootsRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("roots/list"), params: Schema.optionalWith(RequestParams, { exact: true }) })
+export const ListRootsRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("roots/list"), params: shared30 })
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = typeof ListRootsRequest.Type
 /** The `ListToolsResult` type. */
-export const ListToolsResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), tools: Schema.Array(Tool), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ListToolsResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, tools: shared35, cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ListToolsResult` type. */
 export type ListToolsResult = typeof ListToolsResult.Type
 /** The `LoggingMessageNotificationParams` type. */
-export const LoggingMessageNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), data: Formats.AnyJson, level: LoggingLevel, logger: Schema.optionalWith(Schema.String, { exact: true }) })
+export const LoggingMessageNotificationParams = Schema.Struct({ _meta: shared4, data: Formats.AnyJson, level: LoggingLevel, logger: shared1 })
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
 /** The `LoggingMessageNotification` type. */
-export const LoggingMessageNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams })
+export const LoggingMessageNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams })
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
 /** The `MultiSelectEnumSchema` type. */
@@ -527,23 +566,23 @@ export const MultiSelectEnumSchema = Schema.Union(UntitledMultiSelectEnumSchema,
 /** The `MultiSelectEnumSchema` type. */
 export type MultiSelectEnumSchema = typeof MultiSelectEnumSchema.Type
 /** The `Notification` type. */
-export const Notification = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const Notification = Schema.Struct({ method: Schema.String, params: shared4 })
 /** The `Notification` type. */
 export type Notification = typeof Notification.Type
 /** The `PaginatedRequest` type. */
-export const PaginatedRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.String, params: Schema.optionalWith(PaginatedRequestParams, { exact: true }) })
+export const PaginatedRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.String, params: shared29 })
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = typeof PaginatedRequest.Type
 /** The `PaginatedResult` type. */
-export const PaginatedResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resultType: Formats.Foreign })
+export const PaginatedResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, resultType: Formats.Foreign })
 /** The `PaginatedResult` type. */
 export type PaginatedResult = typeof PaginatedResult.Type
 /** The `PromptListChangedNotification` type. */
-export const PromptListChangedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(NotificationParams, { exact: true }) })
+export const PromptListChangedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/prompts/list_changed"), params: shared25 })
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), contents: Schema.Array(Schema.Union(TextResourceContents, BlobResourceContents)), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
+export const ReadResourceResult = Schema.Struct({ _meta: shared4, contents: Schema.Array(shared13), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = typeof ReadResourceResult.Type
 /** The `RelatedTaskMetadata` type. */
@@ -551,31 +590,31 @@ export const RelatedTaskMetadata = Schema.Struct({ taskId: Schema.String })
 /** The `RelatedTaskMetadata` type. */
 export type RelatedTaskMetadata = typeof RelatedTaskMetadata.Type
 /** The `Request` type. */
-export const Request = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const Request = Schema.Struct({ method: Schema.String, params: shared4 })
 /** The `Request` type. */
 export type Request = typeof Request.Type
 /** The `ResourceContents` type. */
-export const ResourceContents = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const ResourceContents = Schema.Struct({ _meta: shared4, mimeType: shared1, uri: Formats.Uri })
 /** The `ResourceContents` type. */
 export type ResourceContents = typeof ResourceContents.Type
 /** The `ResourceListChangedNotification` type. */
-export const ResourceListChangedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(NotificationParams, { exact: true }) })
+export const ResourceListChangedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/resources/list_changed"), params: shared25 })
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
 /** The `ResourceRequestParams` type. */
-export const ResourceRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), uri: Formats.Uri })
+export const ResourceRequestParams = Schema.Struct({ _meta: shared10, uri: Formats.Uri })
 /** The `ResourceRequestParams` type. */
 export type ResourceRequestParams = typeof ResourceRequestParams.Type
 /** The `ResourceUpdatedNotificationParams` type. */
-export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), uri: Formats.Uri })
+export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: shared4, uri: Formats.Uri })
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
 /** The `ResourceUpdatedNotification` type. */
-export const ResourceUpdatedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams })
+export const ResourceUpdatedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams })
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
 /** The `ToolListChangedNotification` type. */
-export const ToolListChangedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(NotificationParams, { exact: true }) })
+export const ToolListChangedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/tools/list_changed"), params: shared25 })
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = typeof ToolListChangedNotification.Type
 /** The `ServerNotification` type. */
@@ -595,11 +634,11 @@ export const SingleSelectEnumSchema = Schema.Union(UntitledSingleSelectEnumSchem
 /** The `SingleSelectEnumSchema` type. */
 export type SingleSelectEnumSchema = typeof SingleSelectEnumSchema.Type
 /** The `TaskAugmentedRequestParams` type. */
-export const TaskAugmentedRequestParams = Schema.Struct({ _meta: Schema.optionalWith(Schema.Struct({ progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), task: Schema.optionalWith(TaskMetadata, { exact: true }) })
+export const TaskAugmentedRequestParams = Schema.Struct({ _meta: shared10, task: shared11 })
 /** The `TaskAugmentedRequestParams` type. */
 export type TaskAugmentedRequestParams = typeof TaskAugmentedRequestParams.Type
 /** The `URLElicitationRequiredError` type. */
-export const URLElicitationRequiredError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32042), data: Schema.Struct({ elicitations: Schema.Array(ElicitRequestURLParams) }, Formats.AnyJsonRecord), message: Schema.String }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.Literal("2.0") })
+export const URLElicitationRequiredError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32042), data: Schema.Struct({ elicitations: Schema.Array(ElicitRequestURLParams) }, Formats.AnyJsonRecord), message: Schema.String }), id: shared20, jsonrpc: shared12 })
 /** The `URLElicitationRequiredError` type. */
 export type URLElicitationRequiredError = typeof URLElicitationRequiredError.Type
 

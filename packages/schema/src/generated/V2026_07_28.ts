@@ -11,92 +11,112 @@ import * as Json from "../Json.js"
 export const Role = Schema.Literal("assistant", "user")
 /** The `Role` type. */
 export type Role = typeof Role.Type
+const shared1 = Schema.optionalWith(Schema.String, { exact: true })
+const shared2 = Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1))
+const shared3 = Schema.optionalWith(shared2, { exact: true })
 /** The `Annotations` type. */
-export const Annotations = Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), lastModified: Schema.optionalWith(Schema.String, { exact: true }), priority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) })
+export const Annotations = Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), lastModified: shared1, priority: shared3 })
 /** The `Annotations` type. */
 export type Annotations = typeof Annotations.Type
 /** The `MetaObject` type. */
-export const MetaObject = Formats.OpenObject(Formats.AnyJson)
+export const MetaObject = Formats.OpenAnyJson
 /** The `MetaObject` type. */
 export type MetaObject = typeof MetaObject.Type
+const shared4 = Schema.optionalWith(MetaObject, { exact: true })
+const shared5 = Schema.optionalWith(Annotations, { exact: true })
 /** The `AudioContent` type. */
-export const AudioContent = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") })
+export const AudioContent = Schema.Struct({ _meta: shared4, annotations: shared5, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") })
 /** The `AudioContent` type. */
 export type AudioContent = typeof AudioContent.Type
 /** The `BaseMetadata` type. */
-export const BaseMetadata = Schema.Struct({ name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const BaseMetadata = Schema.Struct({ name: Schema.String, title: shared1 })
 /** The `BaseMetadata` type. */
 export type BaseMetadata = typeof BaseMetadata.Type
 /** The `BlobResourceContents` type. */
-export const BlobResourceContents = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), blob: Formats.Base64, mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const BlobResourceContents = Schema.Struct({ _meta: shared4, blob: Formats.Base64, mimeType: shared1, uri: Formats.Uri })
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = typeof BlobResourceContents.Type
+const shared6 = Schema.optionalWith(Schema.Boolean, { exact: true })
 /** The `BooleanSchema` type. */
-export const BooleanSchema = Schema.Struct({ default: Schema.optionalWith(Schema.Boolean, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("boolean") })
+export const BooleanSchema = Schema.Struct({ default: shared6, description: shared1, title: shared1, type: Schema.Literal("boolean") })
 /** The `BooleanSchema` type. */
 export type BooleanSchema = typeof BooleanSchema.Type
+const shared7 = Schema.Array(Schema.String)
+const shared8 = Schema.optionalWith(shared7, { exact: true })
 /** The `Icon` type. */
-export const Icon = Schema.Struct({ mimeType: Schema.optionalWith(Schema.String, { exact: true }), sizes: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) })
+export const Icon = Schema.Struct({ mimeType: shared1, sizes: shared8, src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) })
 /** The `Icon` type. */
 export type Icon = typeof Icon.Type
+const shared9 = Schema.Array(Icon)
+const shared10 = Schema.optionalWith(shared9, { exact: true })
 /** The `Implementation` type. */
-export const Implementation = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) })
+export const Implementation = Schema.Struct({ description: shared1, icons: shared10, name: Schema.String, title: shared1, version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) })
 /** The `Implementation` type. */
 export type Implementation = typeof Implementation.Type
+const shared11 = Schema.optionalWith(Implementation, { exact: true })
 /** The `ResultMetaObject` type. */
-export const ResultMetaObject = Schema.Struct({ "io.modelcontextprotocol/serverInfo": Schema.optionalWith(Implementation, { exact: true }) }, Formats.AnyJsonRecord)
+export const ResultMetaObject = Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared11 }, Formats.AnyJsonRecord)
 /** The `ResultMetaObject` type. */
 export type ResultMetaObject = typeof ResultMetaObject.Type
+const shared12 = Schema.optionalWith(ResultMetaObject, { exact: true })
+const shared13 = Schema.Literal("private", "public")
+const shared14 = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
 /** The `CacheableResult` type. */
-export const CacheableResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), cacheScope: Schema.Literal("private", "public"), resultType: Schema.String, ttlMs: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)) })
+export const CacheableResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, resultType: Schema.String, ttlMs: shared14 })
 /** The `CacheableResult` type. */
 export type CacheableResult = typeof CacheableResult.Type
 /** The `ImageContent` type. */
-export const ImageContent = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") })
+export const ImageContent = Schema.Struct({ _meta: shared4, annotations: shared5, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") })
 /** The `ImageContent` type. */
 export type ImageContent = typeof ImageContent.Type
 /** The `TextContent` type. */
-export const TextContent = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), text: Schema.String, type: Schema.Literal("text") })
+export const TextContent = Schema.Struct({ _meta: shared4, annotations: shared5, text: Schema.String, type: Schema.Literal("text") })
 /** The `TextContent` type. */
 export type TextContent = typeof TextContent.Type
 /** The `TextResourceContents` type. */
-export const TextResourceContents = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), text: Schema.String, uri: Formats.Uri })
+export const TextResourceContents = Schema.Struct({ _meta: shared4, mimeType: shared1, text: Schema.String, uri: Formats.Uri })
 /** The `TextResourceContents` type. */
 export type TextResourceContents = typeof TextResourceContents.Type
+const shared15 = Schema.Union(TextResourceContents, BlobResourceContents)
 /** The `EmbeddedResource` type. */
-export const EmbeddedResource = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), resource: Schema.Union(TextResourceContents, BlobResourceContents), type: Schema.Literal("resource") })
+export const EmbeddedResource = Schema.Struct({ _meta: shared4, annotations: shared5, resource: shared15, type: Schema.Literal("resource") })
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = typeof EmbeddedResource.Type
+const shared16 = Schema.optionalWith(Schema.Int, { exact: true })
 /** The `ResourceLink` type. */
-export const ResourceLink = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("resource_link"), uri: Formats.Uri })
+export const ResourceLink = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared10, mimeType: shared1, name: Schema.String, size: shared16, title: shared1, type: Schema.Literal("resource_link"), uri: Formats.Uri })
 /** The `ResourceLink` type. */
 export type ResourceLink = typeof ResourceLink.Type
 /** The `ContentBlock` type. */
 export const ContentBlock = Schema.Union(ImageContent, AudioContent, ResourceLink, TextContent, EmbeddedResource)
 /** The `ContentBlock` type. */
 export type ContentBlock = typeof ContentBlock.Type
+const shared17 = Schema.Array(ContentBlock)
+const shared18 = Schema.optionalWith(Formats.AnyJson, { exact: true })
 /** The `ToolResultContent` type. */
-export const ToolResultContent = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), content: Schema.Array(ContentBlock), isError: Schema.optionalWith(Schema.Boolean, { exact: true }), structuredContent: Schema.optionalWith(Formats.AnyJson, { exact: true }), toolUseId: Schema.String, type: Schema.Literal("tool_result") })
+export const ToolResultContent = Schema.Struct({ _meta: shared4, content: shared17, isError: shared6, structuredContent: shared18, toolUseId: Schema.String, type: Schema.Literal("tool_result") })
 /** The `ToolResultContent` type. */
 export type ToolResultContent = typeof ToolResultContent.Type
 /** The `ToolUseContent` type. */
-export const ToolUseContent = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), id: Schema.String, input: Formats.OpenObject(Formats.AnyJson), name: Schema.String, type: Schema.Literal("tool_use") })
+export const ToolUseContent = Schema.Struct({ _meta: shared4, id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") })
 /** The `ToolUseContent` type. */
 export type ToolUseContent = typeof ToolUseContent.Type
 /** The `SamplingMessageContentBlock` type. */
 export const SamplingMessageContentBlock = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent)
 /** The `SamplingMessageContentBlock` type. */
 export type SamplingMessageContentBlock = typeof SamplingMessageContentBlock.Type
+const shared19 = Schema.Array(SamplingMessageContentBlock)
+const shared20 = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent, shared19)
 /** The `CreateMessageResult` type. */
-export const CreateMessageResult = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), content: Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent, Schema.Array(SamplingMessageContentBlock)), model: Schema.String, role: Role, stopReason: Schema.optionalWith(Schema.String, { exact: true }) })
+export const CreateMessageResult = Schema.Struct({ _meta: shared4, content: shared20, model: Schema.String, role: Role, stopReason: shared1 })
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = typeof CreateMessageResult.Type
 /** The `ElicitResult` type. */
-export const ElicitResult = Schema.Struct({ action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.Array(Schema.String), Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }), _meta: Formats.Foreign })
+export const ElicitResult = Schema.Struct({ action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(shared7, Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }), _meta: Formats.Foreign })
 /** The `ElicitResult` type. */
 export type ElicitResult = typeof ElicitResult.Type
 /** The `Root` type. */
-export const Root = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), name: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const Root = Schema.Struct({ _meta: shared4, name: shared1, uri: Formats.Uri })
 /** The `Root` type. */
 export type Root = typeof Root.Type
 /** The `ListRootsResult` type. */
@@ -111,8 +131,12 @@ export type InputResponse = typeof InputResponse.Type
 export const InputResponses = Formats.OpenObject(InputResponse)
 /** The `InputResponses` type. */
 export type InputResponses = typeof InputResponses.Type
+const shared21 = Schema.optionalWith(Json.JsonObject, { exact: true })
+const shared22 = Formats.OpenObject(Json.JsonObject)
+const shared23 = Schema.optionalWith(shared22, { exact: true })
+const shared24 = Schema.optionalWith(Formats.OpenAnyJson, { exact: true })
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: Schema.optionalWith(Json.JsonObject, { exact: true }), url: Schema.optionalWith(Json.JsonObject, { exact: true }) }), { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), extensions: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), roots: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ context: Schema.optionalWith(Json.JsonObject, { exact: true }), tools: Schema.optionalWith(Json.JsonObject, { exact: true }) }), { exact: true }), tasks: Formats.Foreign })
+export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: shared21, url: shared21 }), { exact: true }), experimental: shared23, extensions: shared23, roots: shared24, sampling: Schema.optionalWith(Schema.Struct({ context: shared21, tools: shared21 }), { exact: true }), tasks: Formats.Foreign })
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = typeof ClientCapabilities.Type
 /** The `LoggingLevel` type. */
@@ -124,83 +148,92 @@ export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
 /** The `ProgressToken` type. */
 export type ProgressToken = typeof ProgressToken.Type
 /** The `RequestMetaObject` type. */
-export const RequestMetaObject = Schema.Struct({ "io.modelcontextprotocol/clientCapabilities": ClientCapabilities, "io.modelcontextprotocol/clientInfo": Schema.optionalWith(Implementation, { exact: true }), "io.modelcontextprotocol/logLevel": Schema.optionalWith(LoggingLevel, { exact: true }), "io.modelcontextprotocol/protocolVersion": Schema.String, progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord)
+export const RequestMetaObject = Schema.Struct({ "io.modelcontextprotocol/clientCapabilities": ClientCapabilities, "io.modelcontextprotocol/clientInfo": shared11, "io.modelcontextprotocol/logLevel": Schema.optionalWith(LoggingLevel, { exact: true }), "io.modelcontextprotocol/protocolVersion": Schema.String, progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord)
 /** The `RequestMetaObject` type. */
 export type RequestMetaObject = typeof RequestMetaObject.Type
+const shared25 = Schema.optionalWith(InputResponses, { exact: true })
 /** The `CallToolRequestParams` type. */
-export const CallToolRequestParams = Schema.Struct({ _meta: RequestMetaObject, arguments: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }), inputResponses: Schema.optionalWith(InputResponses, { exact: true }), name: Schema.String, requestState: Schema.optionalWith(Schema.String, { exact: true }), task: Formats.Foreign })
+export const CallToolRequestParams = Schema.Struct({ _meta: RequestMetaObject, arguments: shared24, inputResponses: shared25, name: Schema.String, requestState: shared1, task: Formats.Foreign })
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = typeof CallToolRequestParams.Type
 /** The `RequestId` type. */
 export const RequestId = Schema.Union(Schema.String, Schema.Int)
 /** The `RequestId` type. */
 export type RequestId = typeof RequestId.Type
+const shared26 = Schema.Literal("2.0")
 /** The `CallToolRequest` type. */
-export const CallToolRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tools/call"), params: CallToolRequestParams })
+export const CallToolRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("tools/call"), params: CallToolRequestParams })
 /** The `CallToolRequest` type. */
 export type CallToolRequest = typeof CallToolRequest.Type
 /** The `CallToolResult` type. */
-export const CallToolResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), content: Schema.Array(ContentBlock), isError: Schema.optionalWith(Schema.Boolean, { exact: true }), resultType: Schema.String, structuredContent: Schema.optionalWith(Formats.AnyJson, { exact: true }) })
+export const CallToolResult = Schema.Struct({ _meta: shared12, content: shared17, isError: shared6, resultType: Schema.String, structuredContent: shared18 })
 /** The `CallToolResult` type. */
 export type CallToolResult = typeof CallToolResult.Type
 /** The `ModelHint` type. */
-export const ModelHint = Schema.Struct({ name: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ModelHint = Schema.Struct({ name: shared1 })
 /** The `ModelHint` type. */
 export type ModelHint = typeof ModelHint.Type
 /** The `ModelPreferences` type. */
-export const ModelPreferences = Schema.Struct({ costPriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }), hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }), speedPriority: Schema.optionalWith(Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)), { exact: true }) })
+export const ModelPreferences = Schema.Struct({ costPriority: shared3, hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: shared3, speedPriority: shared3 })
 /** The `ModelPreferences` type. */
 export type ModelPreferences = typeof ModelPreferences.Type
 /** The `SamplingMessage` type. */
-export const SamplingMessage = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), content: Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent, Schema.Array(SamplingMessageContentBlock)), role: Role })
+export const SamplingMessage = Schema.Struct({ _meta: shared4, content: shared20, role: Role })
 /** The `SamplingMessage` type. */
 export type SamplingMessage = typeof SamplingMessage.Type
 /** The `ToolAnnotations` type. */
-export const ToolAnnotations = Schema.Struct({ destructiveHint: Schema.optionalWith(Schema.Boolean, { exact: true }), idempotentHint: Schema.optionalWith(Schema.Boolean, { exact: true }), openWorldHint: Schema.optionalWith(Schema.Boolean, { exact: true }), readOnlyHint: Schema.optionalWith(Schema.Boolean, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const ToolAnnotations = Schema.Struct({ destructiveHint: shared6, idempotentHint: shared6, openWorldHint: shared6, readOnlyHint: shared6, title: shared1 })
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = typeof ToolAnnotations.Type
+const shared27 = Schema.Literal("object")
 /** The `Tool` type. */
-export const Tool = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), inputSchema: Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("object") }, Formats.AnyJsonRecord), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }) }, Formats.AnyJsonRecord), { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), execution: Formats.Foreign })
+export const Tool = Schema.Struct({ _meta: shared4, annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: shared1, icons: shared10, inputSchema: Schema.Struct({ $schema: shared1, type: shared27 }, Formats.AnyJsonRecord), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ $schema: shared1 }, Formats.AnyJsonRecord), { exact: true }), title: shared1, execution: Formats.Foreign })
 /** The `Tool` type. */
 export type Tool = typeof Tool.Type
 /** The `ToolChoice` type. */
 export const ToolChoice = Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) })
 /** The `ToolChoice` type. */
 export type ToolChoice = typeof ToolChoice.Type
+const shared28 = Schema.optionalWith(Formats.JsonNumber, { exact: true })
+const shared29 = Schema.Array(Tool)
 /** The `CreateMessageRequestParams` type. */
-export const CreateMessageRequestParams = Schema.Struct({ includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: Schema.optionalWith(Json.JsonObject, { exact: true }), modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), systemPrompt: Schema.optionalWith(Schema.String, { exact: true }), temperature: Schema.optionalWith(Formats.JsonNumber, { exact: true }), toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(Schema.Array(Tool), { exact: true }), _meta: Formats.Foreign, task: Formats.Foreign })
+export const CreateMessageRequestParams = Schema.Struct({ includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: shared21, modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: shared8, systemPrompt: shared1, temperature: shared28, toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(shared29, { exact: true }), _meta: Formats.Foreign, task: Formats.Foreign })
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
 /** The `CreateMessageRequest` type. */
 export const CreateMessageRequest = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams })
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = typeof CreateMessageRequest.Type
+const shared30 = Schema.Literal("string")
 /** The `LegacyTitledEnumSchema` type. */
-export const LegacyTitledEnumSchema = Schema.Struct({ default: Schema.optionalWith(Schema.String, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), enum: Schema.Array(Schema.String), enumNames: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("string") })
+export const LegacyTitledEnumSchema = Schema.Struct({ default: shared1, description: shared1, enum: shared7, enumNames: shared8, title: shared1, type: shared30 })
 /** The `LegacyTitledEnumSchema` type. */
 export type LegacyTitledEnumSchema = typeof LegacyTitledEnumSchema.Type
 /** The `NumberSchema` type. */
-export const NumberSchema = Schema.Struct({ default: Schema.optionalWith(Formats.JsonNumber, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), maximum: Schema.optionalWith(Formats.JsonNumber, { exact: true }), minimum: Schema.optionalWith(Formats.JsonNumber, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("integer", "number") })
+export const NumberSchema = Schema.Struct({ default: shared28, description: shared1, maximum: shared28, minimum: shared28, title: shared1, type: Schema.Literal("integer", "number") })
 /** The `NumberSchema` type. */
 export type NumberSchema = typeof NumberSchema.Type
 /** The `StringSchema` type. */
-export const StringSchema = Schema.Struct({ default: Schema.optionalWith(Schema.String, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: Schema.optionalWith(Schema.Int, { exact: true }), minLength: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("string") })
+export const StringSchema = Schema.Struct({ default: shared1, description: shared1, format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared16, minLength: shared16, title: shared1, type: shared30 })
 /** The `StringSchema` type. */
 export type StringSchema = typeof StringSchema.Type
+const shared31 = Schema.Struct({ const: Schema.String, title: Schema.String })
+const shared32 = Schema.Array(shared31)
+const shared33 = Schema.Literal("array")
 /** The `TitledMultiSelectEnumSchema` type. */
-export const TitledMultiSelectEnumSchema = Schema.Struct({ default: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), items: Schema.Struct({ anyOf: Schema.Array(Schema.Struct({ const: Schema.String, title: Schema.String })) }), maxItems: Schema.optionalWith(Schema.Int, { exact: true }), minItems: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("array") })
+export const TitledMultiSelectEnumSchema = Schema.Struct({ default: shared8, description: shared1, items: Schema.Struct({ anyOf: shared32 }), maxItems: shared16, minItems: shared16, title: shared1, type: shared33 })
 /** The `TitledMultiSelectEnumSchema` type. */
 export type TitledMultiSelectEnumSchema = typeof TitledMultiSelectEnumSchema.Type
 /** The `TitledSingleSelectEnumSchema` type. */
-export const TitledSingleSelectEnumSchema = Schema.Struct({ default: Schema.optionalWith(Schema.String, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), oneOf: Schema.Array(Schema.Struct({ const: Schema.String, title: Schema.String })), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("string") })
+export const TitledSingleSelectEnumSchema = Schema.Struct({ default: shared1, description: shared1, oneOf: shared32, title: shared1, type: shared30 })
 /** The `TitledSingleSelectEnumSchema` type. */
 export type TitledSingleSelectEnumSchema = typeof TitledSingleSelectEnumSchema.Type
 /** The `UntitledMultiSelectEnumSchema` type. */
-export const UntitledMultiSelectEnumSchema = Schema.Struct({ default: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), items: Schema.Struct({ enum: Schema.Array(Schema.String), type: Schema.Literal("string") }), maxItems: Schema.optionalWith(Schema.Int, { exact: true }), minItems: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("array") })
+export const UntitledMultiSelectEnumSchema = Schema.Struct({ default: shared8, description: shared1, items: Schema.Struct({ enum: shared7, type: shared30 }), maxItems: shared16, minItems: shared16, title: shared1, type: shared33 })
 /** The `UntitledMultiSelectEnumSchema` type. */
 export type UntitledMultiSelectEnumSchema = typeof UntitledMultiSelectEnumSchema.Type
 /** The `UntitledSingleSelectEnumSchema` type. */
-export const UntitledSingleSelectEnumSchema = Schema.Struct({ default: Schema.optionalWith(Schema.String, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), enum: Schema.Array(Schema.String), title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("string") })
+export const UntitledSingleSelectEnumSchema = Schema.Struct({ default: shared1, description: shared1, enum: shared7, title: shared1, type: shared30 })
 /** The `UntitledSingleSelectEnumSchema` type. */
 export type UntitledSingleSelectEnumSchema = typeof UntitledSingleSelectEnumSchema.Type
 /** The `PrimitiveSchemaDefinition` type. */
@@ -208,7 +241,7 @@ export const PrimitiveSchemaDefinition = Schema.Union(UntitledSingleSelectEnumSc
 /** The `PrimitiveSchemaDefinition` type. */
 export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
 /** The `ElicitRequestFormParams` type. */
-export const ElicitRequestFormParams = Schema.Struct({ message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: Schema.optionalWith(Schema.String, { exact: true }), properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), type: Schema.Literal("object") }), _meta: Formats.Foreign, task: Formats.Foreign })
+export const ElicitRequestFormParams = Schema.Struct({ message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared1, properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: shared8, type: shared27 }), _meta: Formats.Foreign, task: Formats.Foreign })
 /** The `ElicitRequestFormParams` type. */
 export type ElicitRequestFormParams = typeof ElicitRequestFormParams.Type
 /** The `ElicitRequestURLParams` type. */
@@ -224,7 +257,7 @@ export const ElicitRequest = Schema.Struct({ method: Schema.Literal("elicitation
 /** The `ElicitRequest` type. */
 export type ElicitRequest = typeof ElicitRequest.Type
 /** The `ListRootsRequestParams` type. */
-export const ListRootsRequestParams = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }) })
+export const ListRootsRequestParams = Schema.Struct({ _meta: shared4 })
 /** The `ListRootsRequestParams` type. */
 export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
 /** The `ListRootsRequest` type. */
@@ -240,43 +273,48 @@ export const InputRequests = Formats.OpenObject(InputRequest)
 /** The `InputRequests` type. */
 export type InputRequests = typeof InputRequests.Type
 /** The `InputRequiredResult` type. */
-export const InputRequiredResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), inputRequests: Schema.optionalWith(InputRequests, { exact: true }), requestState: Schema.optionalWith(Schema.String, { exact: true }), resultType: Schema.String })
+export const InputRequiredResult = Schema.Struct({ _meta: shared12, inputRequests: Schema.optionalWith(InputRequests, { exact: true }), requestState: shared1, resultType: Schema.String })
 /** The `InputRequiredResult` type. */
 export type InputRequiredResult = typeof InputRequiredResult.Type
 /** The `CallToolResultResponse` type. */
-export const CallToolResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: Schema.Union(CallToolResult, InputRequiredResult) })
+export const CallToolResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: Schema.Union(CallToolResult, InputRequiredResult) })
 /** The `CallToolResultResponse` type. */
 export type CallToolResultResponse = typeof CallToolResultResponse.Type
+const shared34 = Schema.optionalWith(RequestId, { exact: true })
 /** The `NotificationMetaObject` type. */
-export const NotificationMetaObject = Schema.Struct({ "io.modelcontextprotocol/subscriptionId": Schema.optionalWith(RequestId, { exact: true }) }, Formats.AnyJsonRecord)
+export const NotificationMetaObject = Schema.Struct({ "io.modelcontextprotocol/subscriptionId": shared34 }, Formats.AnyJsonRecord)
 /** The `NotificationMetaObject` type. */
 export type NotificationMetaObject = typeof NotificationMetaObject.Type
+const shared35 = Schema.optionalWith(NotificationMetaObject, { exact: true })
 /** The `CancelledNotificationParams` type. */
-export const CancelledNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(NotificationMetaObject, { exact: true }), reason: Schema.optionalWith(Schema.String, { exact: true }), requestId: RequestId })
+export const CancelledNotificationParams = Schema.Struct({ _meta: shared35, reason: shared1, requestId: RequestId })
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
+const shared36 = Schema.Literal("notifications/cancelled")
 /** The `CancelledNotification` type. */
-export const CancelledNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams })
+export const CancelledNotification = Schema.Struct({ jsonrpc: shared26, method: shared36, params: CancelledNotificationParams })
 /** The `CancelledNotification` type. */
 export type CancelledNotification = typeof CancelledNotification.Type
 /** The `ClientNotification` type. */
-export const ClientNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams })
+export const ClientNotification = Schema.Struct({ jsonrpc: shared26, method: shared36, params: CancelledNotificationParams })
 /** The `ClientNotification` type. */
 export type ClientNotification = typeof ClientNotification.Type
 /** The `PromptReference` type. */
-export const PromptReference = Schema.Struct({ name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), type: Schema.Literal("ref/prompt") })
+export const PromptReference = Schema.Struct({ name: Schema.String, title: shared1, type: Schema.Literal("ref/prompt") })
 /** The `PromptReference` type. */
 export type PromptReference = typeof PromptReference.Type
 /** The `ResourceTemplateReference` type. */
 export const ResourceTemplateReference = Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate })
 /** The `ResourceTemplateReference` type. */
 export type ResourceTemplateReference = typeof ResourceTemplateReference.Type
+const shared37 = Formats.OpenObject(Schema.String)
+const shared38 = Schema.optionalWith(shared37, { exact: true })
 /** The `CompleteRequestParams` type. */
-export const CompleteRequestParams = Schema.Struct({ _meta: RequestMetaObject, argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }) }), { exact: true }), ref: Schema.Union(PromptReference, ResourceTemplateReference) })
+export const CompleteRequestParams = Schema.Struct({ _meta: RequestMetaObject, argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared38 }), { exact: true }), ref: Schema.Union(PromptReference, ResourceTemplateReference) })
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = typeof CompleteRequestParams.Type
 /** The `CompleteRequest` type. */
-export const CompleteRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("completion/complete"), params: CompleteRequestParams })
+export const CompleteRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("completion/complete"), params: CompleteRequestParams })
 /** The `CompleteRequest` type. */
 export type CompleteRequest = typeof CompleteRequest.Type
 /** The `RequestParams` type. */
@@ -284,47 +322,47 @@ export const RequestParams = Schema.Struct({ _meta: RequestMetaObject })
 /** The `RequestParams` type. */
 export type RequestParams = typeof RequestParams.Type
 /** The `DiscoverRequest` type. */
-export const DiscoverRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("server/discover"), params: RequestParams })
+export const DiscoverRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("server/discover"), params: RequestParams })
 /** The `DiscoverRequest` type. */
 export type DiscoverRequest = typeof DiscoverRequest.Type
 /** The `GetPromptRequestParams` type. */
-export const GetPromptRequestParams = Schema.Struct({ _meta: RequestMetaObject, arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), inputResponses: Schema.optionalWith(InputResponses, { exact: true }), name: Schema.String, requestState: Schema.optionalWith(Schema.String, { exact: true }) })
+export const GetPromptRequestParams = Schema.Struct({ _meta: RequestMetaObject, arguments: shared38, inputResponses: shared25, name: Schema.String, requestState: shared1 })
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
 /** The `GetPromptRequest` type. */
-export const GetPromptRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("prompts/get"), params: GetPromptRequestParams })
+export const GetPromptRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("prompts/get"), params: GetPromptRequestParams })
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = typeof GetPromptRequest.Type
 /** The `PaginatedRequestParams` type. */
-export const PaginatedRequestParams = Schema.Struct({ _meta: RequestMetaObject, cursor: Schema.optionalWith(Schema.String, { exact: true }) })
+export const PaginatedRequestParams = Schema.Struct({ _meta: RequestMetaObject, cursor: shared1 })
 /** The `PaginatedRequestParams` type. */
 export type PaginatedRequestParams = typeof PaginatedRequestParams.Type
 /** The `ListPromptsRequest` type. */
-export const ListPromptsRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("prompts/list"), params: PaginatedRequestParams })
+export const ListPromptsRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("prompts/list"), params: PaginatedRequestParams })
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = typeof ListPromptsRequest.Type
 /** The `ListResourceTemplatesRequest` type. */
-export const ListResourceTemplatesRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("resources/templates/list"), params: PaginatedRequestParams })
+export const ListResourceTemplatesRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("resources/templates/list"), params: PaginatedRequestParams })
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
 /** The `ListResourcesRequest` type. */
-export const ListResourcesRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("resources/list"), params: PaginatedRequestParams })
+export const ListResourcesRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("resources/list"), params: PaginatedRequestParams })
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = typeof ListResourcesRequest.Type
 /** The `ListToolsRequest` type. */
-export const ListToolsRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("tools/list"), params: PaginatedRequestParams })
+export const ListToolsRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("tools/list"), params: PaginatedRequestParams })
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = typeof ListToolsRequest.Type
 /** The `ReadResourceRequestParams` type. */
-export const ReadResourceRequestParams = Schema.Struct({ _meta: RequestMetaObject, inputResponses: Schema.optionalWith(InputResponses, { exact: true }), requestState: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const ReadResourceRequestParams = Schema.Struct({ _meta: RequestMetaObject, inputResponses: shared25, requestState: shared1, uri: Formats.Uri })
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
 /** The `ReadResourceRequest` type. */
-export const ReadResourceRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("resources/read"), params: ReadResourceRequestParams })
+export const ReadResourceRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("resources/read"), params: ReadResourceRequestParams })
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = typeof ReadResourceRequest.Type
 /** The `SubscriptionFilter` type. */
-export const SubscriptionFilter = Schema.Struct({ promptsListChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), resourceSubscriptions: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }), resourcesListChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), toolsListChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) })
+export const SubscriptionFilter = Schema.Struct({ promptsListChanged: shared6, resourceSubscriptions: shared8, resourcesListChanged: shared6, toolsListChanged: shared6 })
 /** The `SubscriptionFilter` type. */
 export type SubscriptionFilter = typeof SubscriptionFilter.Type
 /** The `SubscriptionsListenRequestParams` type. */
@@ -332,7 +370,7 @@ export const SubscriptionsListenRequestParams = Schema.Struct({ _meta: RequestMe
 /** The `SubscriptionsListenRequestParams` type. */
 export type SubscriptionsListenRequestParams = typeof SubscriptionsListenRequestParams.Type
 /** The `SubscriptionsListenRequest` type. */
-export const SubscriptionsListenRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("subscriptions/listen"), params: SubscriptionsListenRequestParams })
+export const SubscriptionsListenRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("subscriptions/listen"), params: SubscriptionsListenRequestParams })
 /** The `SubscriptionsListenRequest` type. */
 export type SubscriptionsListenRequest = typeof SubscriptionsListenRequest.Type
 /** The `ClientRequest` type. */
@@ -340,7 +378,7 @@ export const ClientRequest = Schema.Union(DiscoverRequest, ListResourcesRequest,
 /** The `ClientRequest` type. */
 export type ClientRequest = typeof ClientRequest.Type
 /** The `Result` type. */
-export const Result = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), resultType: Schema.String }, Formats.AnyJsonRecord)
+export const Result = Schema.Struct({ _meta: shared12, resultType: Schema.String }, Formats.AnyJsonRecord)
 /** The `Result` type. */
 export type Result = typeof Result.Type
 /** The `ClientResult` type. */
@@ -348,27 +386,29 @@ export const ClientResult = Result
 /** The `ClientResult` type. */
 export type ClientResult = typeof ClientResult.Type
 /** The `CompleteResult` type. */
-export const CompleteResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), completion: Schema.Struct({ hasMore: Schema.optionalWith(Schema.Boolean, { exact: true }), total: Schema.optionalWith(Schema.Int, { exact: true }), values: Schema.Array(Schema.String).pipe(Schema.maxItems(100)) }), resultType: Schema.String })
+export const CompleteResult = Schema.Struct({ _meta: shared12, completion: Schema.Struct({ hasMore: shared6, total: shared16, values: Schema.Array(Schema.String).pipe(Schema.maxItems(100)) }), resultType: Schema.String })
 /** The `CompleteResult` type. */
 export type CompleteResult = typeof CompleteResult.Type
 /** The `CompleteResultResponse` type. */
-export const CompleteResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: CompleteResult })
+export const CompleteResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: CompleteResult })
 /** The `CompleteResultResponse` type. */
 export type CompleteResultResponse = typeof CompleteResultResponse.Type
 /** The `Cursor` type. */
 export const Cursor = Schema.String
 /** The `Cursor` type. */
 export type Cursor = typeof Cursor.Type
+const shared39 = Schema.Struct({ listChanged: shared6 })
+const shared40 = Schema.optionalWith(shared39, { exact: true })
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ completions: Schema.optionalWith(Json.JsonObject, { exact: true }), experimental: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), extensions: Schema.optionalWith(Formats.OpenObject(Json.JsonObject), { exact: true }), logging: Schema.optionalWith(Json.JsonObject, { exact: true }), prompts: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), resources: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }), subscribe: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tools: Schema.optionalWith(Schema.Struct({ listChanged: Schema.optionalWith(Schema.Boolean, { exact: true }) }), { exact: true }), tasks: Formats.Foreign })
+export const ServerCapabilities = Schema.Struct({ completions: shared21, experimental: shared23, extensions: shared23, logging: shared21, prompts: shared40, resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6, subscribe: shared6 }), { exact: true }), tools: shared40, tasks: Formats.Foreign })
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = typeof ServerCapabilities.Type
 /** The `DiscoverResult` type. */
-export const DiscoverResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), cacheScope: Schema.Literal("private", "public"), capabilities: ServerCapabilities, instructions: Schema.optionalWith(Schema.String, { exact: true }), resultType: Schema.String, supportedVersions: Schema.Array(Schema.String), ttlMs: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)) })
+export const DiscoverResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, capabilities: ServerCapabilities, instructions: shared1, resultType: Schema.String, supportedVersions: shared7, ttlMs: shared14 })
 /** The `DiscoverResult` type. */
 export type DiscoverResult = typeof DiscoverResult.Type
 /** The `DiscoverResultResponse` type. */
-export const DiscoverResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: DiscoverResult })
+export const DiscoverResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: DiscoverResult })
 /** The `DiscoverResultResponse` type. */
 export type DiscoverResultResponse = typeof DiscoverResultResponse.Type
 /** The `EmptyResult` type. */
@@ -380,7 +420,7 @@ export const EnumSchema = Schema.Union(UntitledSingleSelectEnumSchema, TitledSin
 /** The `EnumSchema` type. */
 export type EnumSchema = typeof EnumSchema.Type
 /** The `Error` type. */
-export const Error = Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String })
+export const Error = Schema.Struct({ code: Schema.Int, data: shared18, message: Schema.String })
 /** The `Error` type. */
 export type Error = typeof Error.Type
 /** The `PromptMessage` type. */
@@ -388,51 +428,51 @@ export const PromptMessage = Schema.Struct({ content: ContentBlock, role: Role }
 /** The `PromptMessage` type. */
 export type PromptMessage = typeof PromptMessage.Type
 /** The `GetPromptResult` type. */
-export const GetPromptResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), messages: Schema.Array(PromptMessage), resultType: Schema.String })
+export const GetPromptResult = Schema.Struct({ _meta: shared12, description: shared1, messages: Schema.Array(PromptMessage), resultType: Schema.String })
 /** The `GetPromptResult` type. */
 export type GetPromptResult = typeof GetPromptResult.Type
 /** The `GetPromptResultResponse` type. */
-export const GetPromptResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: Schema.Union(GetPromptResult, InputRequiredResult) })
+export const GetPromptResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: Schema.Union(GetPromptResult, InputRequiredResult) })
 /** The `GetPromptResultResponse` type. */
 export type GetPromptResultResponse = typeof GetPromptResultResponse.Type
 /** The `HeaderMismatchError` type. */
-export const HeaderMismatchError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32020), data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.Literal("2.0") })
+export const HeaderMismatchError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32020), data: shared18, message: Schema.String }), id: shared34, jsonrpc: shared26 })
 /** The `HeaderMismatchError` type. */
 export type HeaderMismatchError = typeof HeaderMismatchError.Type
 /** The `Icons` type. */
-export const Icons = Schema.Struct({ icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }) })
+export const Icons = Schema.Struct({ icons: shared10 })
 /** The `Icons` type. */
 export type Icons = typeof Icons.Type
 /** The `InputResponseRequestParams` type. */
-export const InputResponseRequestParams = Schema.Struct({ _meta: RequestMetaObject, inputResponses: Schema.optionalWith(InputResponses, { exact: true }), requestState: Schema.optionalWith(Schema.String, { exact: true }) })
+export const InputResponseRequestParams = Schema.Struct({ _meta: RequestMetaObject, inputResponses: shared25, requestState: shared1 })
 /** The `InputResponseRequestParams` type. */
 export type InputResponseRequestParams = typeof InputResponseRequestParams.Type
 /** The `InternalError` type. */
-export const InternalError = Schema.Struct({ code: Schema.Literal(-32603), data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String })
+export const InternalError = Schema.Struct({ code: Schema.Literal(-32603), data: shared18, message: Schema.String })
 /** The `InternalError` type. */
 export type InternalError = typeof InternalError.Type
 /** The `InvalidParamsError` type. */
-export const InvalidParamsError = Schema.Struct({ code: Schema.Literal(-32602), data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String })
+export const InvalidParamsError = Schema.Struct({ code: Schema.Literal(-32602), data: shared18, message: Schema.String })
 /** The `InvalidParamsError` type. */
 export type InvalidParamsError = typeof InvalidParamsError.Type
 /** The `InvalidRequestError` type. */
-export const InvalidRequestError = Schema.Struct({ code: Schema.Literal(-32600), data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String })
+export const InvalidRequestError = Schema.Struct({ code: Schema.Literal(-32600), data: shared18, message: Schema.String })
 /** The `InvalidRequestError` type. */
 export type InvalidRequestError = typeof InvalidRequestError.Type
 /** The `JSONRPCErrorResponse` type. */
-export const JSONRPCErrorResponse = Schema.Struct({ error: Error, id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.Literal("2.0") })
+export const JSONRPCErrorResponse = Schema.Struct({ error: Error, id: shared34, jsonrpc: shared26 })
 /** The `JSONRPCErrorResponse` type. */
 export type JSONRPCErrorResponse = typeof JSONRPCErrorResponse.Type
 /** The `JSONRPCNotification` type. */
-export const JSONRPCNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.String, params: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const JSONRPCNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.String, params: shared24 })
 /** The `JSONRPCNotification` type. */
 export type JSONRPCNotification = typeof JSONRPCNotification.Type
 /** The `JSONRPCRequest` type. */
-export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.String, params: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.String, params: shared24 })
 /** The `JSONRPCRequest` type. */
 export type JSONRPCRequest = typeof JSONRPCRequest.Type
 /** The `JSONRPCResultResponse` type. */
-export const JSONRPCResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: Result })
+export const JSONRPCResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: Result })
 /** The `JSONRPCResultResponse` type. */
 export type JSONRPCResultResponse = typeof JSONRPCResultResponse.Type
 /** The `JSONRPCMessage` type. */
@@ -444,67 +484,67 @@ export const JSONRPCResponse = Schema.Union(JSONRPCResultResponse, JSONRPCErrorR
 /** The `JSONRPCResponse` type. */
 export type JSONRPCResponse = typeof JSONRPCResponse.Type
 /** The `PromptArgument` type. */
-export const PromptArgument = Schema.Struct({ description: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, required: Schema.optionalWith(Schema.Boolean, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const PromptArgument = Schema.Struct({ description: shared1, name: Schema.String, required: shared6, title: shared1 })
 /** The `PromptArgument` type. */
 export type PromptArgument = typeof PromptArgument.Type
 /** The `Prompt` type. */
-export const Prompt = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }) })
+export const Prompt = Schema.Struct({ _meta: shared4, arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: shared1, icons: shared10, name: Schema.String, title: shared1 })
 /** The `Prompt` type. */
 export type Prompt = typeof Prompt.Type
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), cacheScope: Schema.Literal("private", "public"), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), prompts: Schema.Array(Prompt), resultType: Schema.String, ttlMs: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)) })
+export const ListPromptsResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, nextCursor: shared1, prompts: Schema.Array(Prompt), resultType: Schema.String, ttlMs: shared14 })
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = typeof ListPromptsResult.Type
 /** The `ListPromptsResultResponse` type. */
-export const ListPromptsResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: ListPromptsResult })
+export const ListPromptsResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: ListPromptsResult })
 /** The `ListPromptsResultResponse` type. */
 export type ListPromptsResultResponse = typeof ListPromptsResultResponse.Type
 /** The `ResourceTemplate` type. */
-export const ResourceTemplate = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, title: Schema.optionalWith(Schema.String, { exact: true }), uriTemplate: Formats.UriTemplate })
+export const ResourceTemplate = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared10, mimeType: shared1, name: Schema.String, title: shared1, uriTemplate: Formats.UriTemplate })
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = typeof ResourceTemplate.Type
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), cacheScope: Schema.Literal("private", "public"), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resourceTemplates: Schema.Array(ResourceTemplate), resultType: Schema.String, ttlMs: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)) })
+export const ListResourceTemplatesResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, nextCursor: shared1, resourceTemplates: Schema.Array(ResourceTemplate), resultType: Schema.String, ttlMs: shared14 })
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
 /** The `ListResourceTemplatesResultResponse` type. */
-export const ListResourceTemplatesResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: ListResourceTemplatesResult })
+export const ListResourceTemplatesResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: ListResourceTemplatesResult })
 /** The `ListResourceTemplatesResultResponse` type. */
 export type ListResourceTemplatesResultResponse = typeof ListResourceTemplatesResultResponse.Type
 /** The `Resource` type. */
-export const Resource = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), annotations: Schema.optionalWith(Annotations, { exact: true }), description: Schema.optionalWith(Schema.String, { exact: true }), icons: Schema.optionalWith(Schema.Array(Icon), { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), name: Schema.String, size: Schema.optionalWith(Schema.Int, { exact: true }), title: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const Resource = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared10, mimeType: shared1, name: Schema.String, size: shared16, title: shared1, uri: Formats.Uri })
 /** The `Resource` type. */
 export type Resource = typeof Resource.Type
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), cacheScope: Schema.Literal("private", "public"), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resources: Schema.Array(Resource), resultType: Schema.String, ttlMs: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)) })
+export const ListResourcesResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, nextCursor: shared1, resources: Schema.Array(Resource), resultType: Schema.String, ttlMs: shared14 })
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = typeof ListResourcesResult.Type
 /** The `ListResourcesResultResponse` type. */
-export const ListResourcesResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: ListResourcesResult })
+export const ListResourcesResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: ListResourcesResult })
 /** The `ListResourcesResultResponse` type. */
 export type ListResourcesResultResponse = typeof ListResourcesResultResponse.Type
 /** The `ListToolsResult` type. */
-export const ListToolsResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), cacheScope: Schema.Literal("private", "public"), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resultType: Schema.String, tools: Schema.Array(Tool), ttlMs: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)) })
+export const ListToolsResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, nextCursor: shared1, resultType: Schema.String, tools: shared29, ttlMs: shared14 })
 /** The `ListToolsResult` type. */
 export type ListToolsResult = typeof ListToolsResult.Type
 /** The `ListToolsResultResponse` type. */
-export const ListToolsResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: ListToolsResult })
+export const ListToolsResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: ListToolsResult })
 /** The `ListToolsResultResponse` type. */
 export type ListToolsResultResponse = typeof ListToolsResultResponse.Type
 /** The `LoggingMessageNotificationParams` type. */
-export const LoggingMessageNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(NotificationMetaObject, { exact: true }), data: Formats.AnyJson, level: LoggingLevel, logger: Schema.optionalWith(Schema.String, { exact: true }) })
+export const LoggingMessageNotificationParams = Schema.Struct({ _meta: shared35, data: Formats.AnyJson, level: LoggingLevel, logger: shared1 })
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
 /** The `LoggingMessageNotification` type. */
-export const LoggingMessageNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams })
+export const LoggingMessageNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams })
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
 /** The `MethodNotFoundError` type. */
-export const MethodNotFoundError = Schema.Struct({ code: Schema.Literal(-32601), data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String })
+export const MethodNotFoundError = Schema.Struct({ code: Schema.Literal(-32601), data: shared18, message: Schema.String })
 /** The `MethodNotFoundError` type. */
 export type MethodNotFoundError = typeof MethodNotFoundError.Type
 /** The `MissingRequiredClientCapabilityError` type. */
-export const MissingRequiredClientCapabilityError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32021), data: Schema.Struct({ requiredCapabilities: ClientCapabilities }), message: Schema.String }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.Literal("2.0") })
+export const MissingRequiredClientCapabilityError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32021), data: Schema.Struct({ requiredCapabilities: ClientCapabilities }), message: Schema.String }), id: shared34, jsonrpc: shared26 })
 /** The `MissingRequiredClientCapabilityError` type. */
 export type MissingRequiredClientCapabilityError = typeof MissingRequiredClientCapabilityError.Type
 /** The `MultiSelectEnumSchema` type. */
@@ -512,55 +552,56 @@ export const MultiSelectEnumSchema = Schema.Union(UntitledMultiSelectEnumSchema,
 /** The `MultiSelectEnumSchema` type. */
 export type MultiSelectEnumSchema = typeof MultiSelectEnumSchema.Type
 /** The `Notification` type. */
-export const Notification = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const Notification = Schema.Struct({ method: Schema.String, params: shared24 })
 /** The `Notification` type. */
 export type Notification = typeof Notification.Type
 /** The `NotificationParams` type. */
-export const NotificationParams = Schema.Struct({ _meta: Schema.optionalWith(NotificationMetaObject, { exact: true }) })
+export const NotificationParams = Schema.Struct({ _meta: shared35 })
 /** The `NotificationParams` type. */
 export type NotificationParams = typeof NotificationParams.Type
 /** The `PaginatedRequest` type. */
-export const PaginatedRequest = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), method: Schema.String, params: PaginatedRequestParams })
+export const PaginatedRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.String, params: PaginatedRequestParams })
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = typeof PaginatedRequest.Type
 /** The `PaginatedResult` type. */
-export const PaginatedResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), nextCursor: Schema.optionalWith(Schema.String, { exact: true }), resultType: Schema.String })
+export const PaginatedResult = Schema.Struct({ _meta: shared12, nextCursor: shared1, resultType: Schema.String })
 /** The `PaginatedResult` type. */
 export type PaginatedResult = typeof PaginatedResult.Type
 /** The `ParseError` type. */
-export const ParseError = Schema.Struct({ code: Schema.Literal(-32700), data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String })
+export const ParseError = Schema.Struct({ code: Schema.Literal(-32700), data: shared18, message: Schema.String })
 /** The `ParseError` type. */
 export type ParseError = typeof ParseError.Type
 /** The `ProgressNotificationParams` type. */
-export const ProgressNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(NotificationMetaObject, { exact: true }), message: Schema.optionalWith(Schema.String, { exact: true }), progress: Formats.JsonNumber, progressToken: ProgressToken, total: Schema.optionalWith(Formats.JsonNumber, { exact: true }) })
+export const ProgressNotificationParams = Schema.Struct({ _meta: shared35, message: shared1, progress: Formats.JsonNumber, progressToken: ProgressToken, total: shared28 })
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
 /** The `ProgressNotification` type. */
-export const ProgressNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams })
+export const ProgressNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams })
 /** The `ProgressNotification` type. */
 export type ProgressNotification = typeof ProgressNotification.Type
+const shared41 = Schema.optionalWith(NotificationParams, { exact: true })
 /** The `PromptListChangedNotification` type. */
-export const PromptListChangedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(NotificationParams, { exact: true }) })
+export const PromptListChangedNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/prompts/list_changed"), params: shared41 })
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult = Schema.Struct({ _meta: Schema.optionalWith(ResultMetaObject, { exact: true }), cacheScope: Schema.Literal("private", "public"), contents: Schema.Array(Schema.Union(TextResourceContents, BlobResourceContents)), resultType: Schema.String, ttlMs: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)) })
+export const ReadResourceResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, contents: Schema.Array(shared15), resultType: Schema.String, ttlMs: shared14 })
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = typeof ReadResourceResult.Type
 /** The `ReadResourceResultResponse` type. */
-export const ReadResourceResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: Schema.Union(ReadResourceResult, InputRequiredResult) })
+export const ReadResourceResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: Schema.Union(ReadResourceResult, InputRequiredResult) })
 /** The `ReadResourceResultResponse` type. */
 export type ReadResourceResultResponse = typeof ReadResourceResultResponse.Type
 /** The `Request` type. */
-export const Request = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Formats.OpenObject(Formats.AnyJson), { exact: true }) })
+export const Request = Schema.Struct({ method: Schema.String, params: shared24 })
 /** The `Request` type. */
 export type Request = typeof Request.Type
 /** The `ResourceContents` type. */
-export const ResourceContents = Schema.Struct({ _meta: Schema.optionalWith(MetaObject, { exact: true }), mimeType: Schema.optionalWith(Schema.String, { exact: true }), uri: Formats.Uri })
+export const ResourceContents = Schema.Struct({ _meta: shared4, mimeType: shared1, uri: Formats.Uri })
 /** The `ResourceContents` type. */
 export type ResourceContents = typeof ResourceContents.Type
 /** The `ResourceListChangedNotification` type. */
-export const ResourceListChangedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(NotificationParams, { exact: true }) })
+export const ResourceListChangedNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/resources/list_changed"), params: shared41 })
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
 /** The `ResourceRequestParams` type. */
@@ -568,11 +609,11 @@ export const ResourceRequestParams = Schema.Struct({ _meta: RequestMetaObject, u
 /** The `ResourceRequestParams` type. */
 export type ResourceRequestParams = typeof ResourceRequestParams.Type
 /** The `ResourceUpdatedNotificationParams` type. */
-export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(NotificationMetaObject, { exact: true }), uri: Formats.Uri })
+export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: shared35, uri: Formats.Uri })
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
 /** The `ResourceUpdatedNotification` type. */
-export const ResourceUpdatedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams })
+export const ResourceUpdatedNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams })
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
 /** The `ResultType` type. */
@@ -580,15 +621,15 @@ export const ResultType = Schema.String
 /** The `ResultType` type. */
 export type ResultType = typeof ResultType.Type
 /** The `SubscriptionsAcknowledgedNotificationParams` type. */
-export const SubscriptionsAcknowledgedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(NotificationMetaObject, { exact: true }), notifications: SubscriptionFilter })
+export const SubscriptionsAcknowledgedNotificationParams = Schema.Struct({ _meta: shared35, notifications: SubscriptionFilter })
 /** The `SubscriptionsAcknowledgedNotificationParams` type. */
 export type SubscriptionsAcknowledgedNotificationParams = typeof SubscriptionsAcknowledgedNotificationParams.Type
 /** The `SubscriptionsAcknowledgedNotification` type. */
-export const SubscriptionsAcknowledgedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/subscriptions/acknowledged"), params: SubscriptionsAcknowledgedNotificationParams })
+export const SubscriptionsAcknowledgedNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/subscriptions/acknowledged"), params: SubscriptionsAcknowledgedNotificationParams })
 /** The `SubscriptionsAcknowledgedNotification` type. */
 export type SubscriptionsAcknowledgedNotification = typeof SubscriptionsAcknowledgedNotification.Type
 /** The `ToolListChangedNotification` type. */
-export const ToolListChangedNotification = Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(NotificationParams, { exact: true }) })
+export const ToolListChangedNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/tools/list_changed"), params: shared41 })
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = typeof ToolListChangedNotification.Type
 /** The `ServerNotification` type. */
@@ -596,7 +637,7 @@ export const ServerNotification = Schema.Union(CancelledNotification, ProgressNo
 /** The `ServerNotification` type. */
 export type ServerNotification = typeof ServerNotification.Type
 /** The `SubscriptionsListenResultMetaObject` type. */
-export const SubscriptionsListenResultMetaObject = Schema.Struct({ "io.modelcontextprotocol/serverInfo": Schema.optionalWith(Implementation, { exact: true }), "io.modelcontextprotocol/subscriptionId": RequestId }, Formats.AnyJsonRecord)
+export const SubscriptionsListenResultMetaObject = Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared11, "io.modelcontextprotocol/subscriptionId": RequestId }, Formats.AnyJsonRecord)
 /** The `SubscriptionsListenResultMetaObject` type. */
 export type SubscriptionsListenResultMetaObject = typeof SubscriptionsListenResultMetaObject.Type
 /** The `SubscriptionsListenResult` type. */
@@ -612,11 +653,11 @@ export const SingleSelectEnumSchema = Schema.Union(UntitledSingleSelectEnumSchem
 /** The `SingleSelectEnumSchema` type. */
 export type SingleSelectEnumSchema = typeof SingleSelectEnumSchema.Type
 /** The `SubscriptionsListenResultResponse` type. */
-export const SubscriptionsListenResultResponse = Schema.Struct({ id: RequestId, jsonrpc: Schema.Literal("2.0"), result: SubscriptionsListenResult })
+export const SubscriptionsListenResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: SubscriptionsListenResult })
 /** The `SubscriptionsListenResultResponse` type. */
 export type SubscriptionsListenResultResponse = typeof SubscriptionsListenResultResponse.Type
 /** The `UnsupportedProtocolVersionError` type. */
-export const UnsupportedProtocolVersionError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32022), data: Schema.Struct({ requested: Schema.String, supported: Schema.Array(Schema.String) }), message: Schema.String }), id: Schema.optionalWith(RequestId, { exact: true }), jsonrpc: Schema.Literal("2.0") })
+export const UnsupportedProtocolVersionError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32022), data: Schema.Struct({ requested: Schema.String, supported: shared7 }), message: Schema.String }), id: shared34, jsonrpc: shared26 })
 /** The `UnsupportedProtocolVersionError` type. */
 export type UnsupportedProtocolVersionError = typeof UnsupportedProtocolVersionError.Type
 

@@ -73,9 +73,14 @@ export const Base64 = Schema.String.annotations({ arbitrary: () => (fc) => fc.ba
 /** An object whose every value has the given schema. */
 export const JsonRecord = <A, I, R>(value: Schema.Schema<A, I, R>) => Schema.Record({ key: Schema.String, value })
 
-/** An open object with values of the given schema (`AnyJson` for a bare `type: object`). */
-export const OpenObject = <A, I, R>(value: Schema.Schema<A, I, R>) =>
-  Schema.Record({ key: Schema.String.annotations({ arbitrary: () => (fc) => objectKey(fc) }), value })
+/** A key of a free-form object (one schema shared by every such object). */
+const ObjectKey = Schema.String.annotations({ arbitrary: () => (fc) => objectKey(fc) })
+
+/** An open object with values of the given schema. */
+export const OpenObject = <A, I, R>(value: Schema.Schema<A, I, R>) => Schema.Record({ key: ObjectKey, value })
+
+/** A bare `type: object`: an open object of any JSON values. */
+export const OpenAnyJson = OpenObject(AnyJson)
 
 /** The index signature that keeps an object open: extra keys pass through unchanged. */
 export const AnyJsonRecord = Schema.Record({
