@@ -5,551 +5,759 @@
  */
 import * as Schema from "effect/Schema"
 import * as Formats from "../internal/formats.js"
+import { lazily } from "../internal/lazily.js"
 
+const Role = lazily(() => Schema.Literal("assistant", "user"))
 /** The `Role` type. */
-export const Role = Schema.Literal("assistant", "user")
-/** The `Role` type. */
-export type Role = typeof Role.Type
-const shared1 = Schema.Array(Role)
-const shared2 = Schema.optionalWith(shared1, { exact: true })
-const shared3 = Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1))
-const shared4 = Schema.optionalWith(shared3, { exact: true })
-const shared5 = Schema.Struct({ audience: shared2, priority: shared4 })
-const shared6 = Schema.optionalWith(shared5, { exact: true })
+export type Role = ReturnType<typeof Role>["Type"]
+const shared1 = lazily(() => Schema.Array(Role()))
+const shared2 = lazily(() => Schema.optionalWith(shared1(), { exact: true }))
+const shared3 = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
+const shared4 = lazily(() => Schema.optionalWith(shared3(), { exact: true }))
+const shared5 = lazily(() => Schema.Struct({ audience: shared2(), priority: shared4() }))
+const shared6 = lazily(() => Schema.optionalWith(shared5(), { exact: true }))
+const Annotated = lazily(() => Schema.Struct({ annotations: shared6() }))
 /** The `Annotated` type. */
-export const Annotated = Schema.Struct({ annotations: shared6 })
-/** The `Annotated` type. */
-export type Annotated = typeof Annotated.Type
-const shared7 = Schema.optionalWith(Schema.String, { exact: true })
+export type Annotated = ReturnType<typeof Annotated>["Type"]
+const shared7 = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
+const BlobResourceContents = lazily(() => Schema.Struct({ blob: Formats.Base64, mimeType: shared7(), uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `BlobResourceContents` type. */
-export const BlobResourceContents = Schema.Struct({ blob: Formats.Base64, mimeType: shared7, uri: Formats.Uri, _meta: Formats.Foreign })
-/** The `BlobResourceContents` type. */
-export type BlobResourceContents = typeof BlobResourceContents.Type
+export type BlobResourceContents = ReturnType<typeof BlobResourceContents>["Type"]
+const ProgressToken = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `ProgressToken` type. */
-export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
-/** The `ProgressToken` type. */
-export type ProgressToken = typeof ProgressToken.Type
-const shared8 = Schema.optionalWith(ProgressToken, { exact: true })
-const shared9 = Schema.Struct({ progressToken: shared8 }, Formats.AnyJsonRecord)
-const shared10 = Schema.optionalWith(shared9, { exact: true })
-const shared11 = Schema.optionalWith(Formats.OpenAnyJson, { exact: true })
+export type ProgressToken = ReturnType<typeof ProgressToken>["Type"]
+const shared8 = lazily(() => Schema.optionalWith(ProgressToken(), { exact: true }))
+const shared9 = lazily(() => Schema.Struct({ progressToken: shared8() }, Formats.AnyJsonRecord))
+const shared10 = lazily(() => Schema.optionalWith(shared9(), { exact: true }))
+const shared11 = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
+const CallToolRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), arguments: shared11(), name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `CallToolRequestParams` type. */
-export const CallToolRequestParams = Schema.Struct({ _meta: shared10, arguments: shared11, name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
-/** The `CallToolRequestParams` type. */
-export type CallToolRequestParams = typeof CallToolRequestParams.Type
+export type CallToolRequestParams = ReturnType<typeof CallToolRequestParams>["Type"]
+const CallToolRequest = lazily(() => Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
 /** The `CallToolRequest` type. */
-export const CallToolRequest = Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams })
-/** The `CallToolRequest` type. */
-export type CallToolRequest = typeof CallToolRequest.Type
+export type CallToolRequest = ReturnType<typeof CallToolRequest>["Type"]
+const TextResourceContents = lazily(() => Schema.Struct({ mimeType: shared7(), text: Schema.String, uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `TextResourceContents` type. */
-export const TextResourceContents = Schema.Struct({ mimeType: shared7, text: Schema.String, uri: Formats.Uri, _meta: Formats.Foreign })
-/** The `TextResourceContents` type. */
-export type TextResourceContents = typeof TextResourceContents.Type
-const shared12 = Schema.Union(TextResourceContents, BlobResourceContents)
+export type TextResourceContents = ReturnType<typeof TextResourceContents>["Type"]
+const shared12 = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
+const EmbeddedResource = lazily(() => Schema.Struct({ annotations: shared6(), resource: shared12(), type: Schema.Literal("resource"), _meta: Formats.Foreign }))
 /** The `EmbeddedResource` type. */
-export const EmbeddedResource = Schema.Struct({ annotations: shared6, resource: shared12, type: Schema.Literal("resource"), _meta: Formats.Foreign })
-/** The `EmbeddedResource` type. */
-export type EmbeddedResource = typeof EmbeddedResource.Type
+export type EmbeddedResource = ReturnType<typeof EmbeddedResource>["Type"]
+const ImageContent = lazily(() => Schema.Struct({ annotations: shared6(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: Formats.Foreign }))
 /** The `ImageContent` type. */
-export const ImageContent = Schema.Struct({ annotations: shared6, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: Formats.Foreign })
-/** The `ImageContent` type. */
-export type ImageContent = typeof ImageContent.Type
+export type ImageContent = ReturnType<typeof ImageContent>["Type"]
+const TextContent = lazily(() => Schema.Struct({ annotations: shared6(), text: Schema.String, type: Schema.Literal("text"), _meta: Formats.Foreign }))
 /** The `TextContent` type. */
-export const TextContent = Schema.Struct({ annotations: shared6, text: Schema.String, type: Schema.Literal("text"), _meta: Formats.Foreign })
-/** The `TextContent` type. */
-export type TextContent = typeof TextContent.Type
-const shared13 = Schema.Union(ImageContent, TextContent, EmbeddedResource)
-const shared14 = Schema.optionalWith(Schema.Boolean, { exact: true })
+export type TextContent = ReturnType<typeof TextContent>["Type"]
+const shared13 = lazily(() => Schema.Union(ImageContent(), TextContent(), EmbeddedResource()))
+const shared14 = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
+const CallToolResult = lazily(() => Schema.Struct({ _meta: shared11(), content: Schema.Array(shared13()), isError: shared14(), structuredContent: Formats.Foreign, resultType: Formats.Foreign }))
 /** The `CallToolResult` type. */
-export const CallToolResult = Schema.Struct({ _meta: shared11, content: Schema.Array(shared13), isError: shared14, structuredContent: Formats.Foreign, resultType: Formats.Foreign })
-/** The `CallToolResult` type. */
-export type CallToolResult = typeof CallToolResult.Type
+export type CallToolResult = ReturnType<typeof CallToolResult>["Type"]
+const RequestId = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `RequestId` type. */
-export const RequestId = Schema.Union(Schema.String, Schema.Int)
-/** The `RequestId` type. */
-export type RequestId = typeof RequestId.Type
+export type RequestId = ReturnType<typeof RequestId>["Type"]
+const CancelledNotificationParams = lazily(() => Schema.Struct({ _meta: shared11(), reason: shared7(), requestId: RequestId() }))
 /** The `CancelledNotificationParams` type. */
-export const CancelledNotificationParams = Schema.Struct({ _meta: shared11, reason: shared7, requestId: RequestId })
-/** The `CancelledNotificationParams` type. */
-export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
+export type CancelledNotificationParams = ReturnType<typeof CancelledNotificationParams>["Type"]
+const CancelledNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams() }))
 /** The `CancelledNotification` type. */
-export const CancelledNotification = Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams })
-/** The `CancelledNotification` type. */
-export type CancelledNotification = typeof CancelledNotification.Type
-const shared15 = Formats.OpenObject(Formats.OpenAnyJson)
-const shared16 = Schema.optionalWith(shared15, { exact: true })
-const shared17 = Schema.Struct({ listChanged: shared14 })
-const shared18 = Schema.optionalWith(shared17, { exact: true })
+export type CancelledNotification = ReturnType<typeof CancelledNotification>["Type"]
+const shared15 = lazily(() => Formats.OpenObject(Formats.OpenAnyJson))
+const shared16 = lazily(() => Schema.optionalWith(shared15(), { exact: true }))
+const shared17 = lazily(() => Schema.Struct({ listChanged: shared14() }))
+const shared18 = lazily(() => Schema.optionalWith(shared17(), { exact: true }))
+const ClientCapabilities = lazily(() => Schema.Struct({ experimental: shared16(), roots: shared18(), sampling: shared11(), elicitation: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign }))
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ experimental: shared16, roots: shared18, sampling: shared11, elicitation: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign })
-/** The `ClientCapabilities` type. */
-export type ClientCapabilities = typeof ClientCapabilities.Type
+export type ClientCapabilities = ReturnType<typeof ClientCapabilities>["Type"]
+const InitializedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `InitializedNotificationParams` type. */
-export const InitializedNotificationParams = Schema.Struct({ _meta: shared11 }, Formats.AnyJsonRecord)
-/** The `InitializedNotificationParams` type. */
-export type InitializedNotificationParams = typeof InitializedNotificationParams.Type
+export type InitializedNotificationParams = ReturnType<typeof InitializedNotificationParams>["Type"]
+const InitializedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams(), { exact: true }) }))
 /** The `InitializedNotification` type. */
-export const InitializedNotification = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams, { exact: true }) })
-/** The `InitializedNotification` type. */
-export type InitializedNotification = typeof InitializedNotification.Type
-const shared19 = Schema.optionalWith(Formats.JsonNumber, { exact: true })
+export type InitializedNotification = ReturnType<typeof InitializedNotification>["Type"]
+const shared19 = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
+const ProgressNotificationParams = lazily(() => Schema.Struct({ _meta: shared11(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared19(), message: Formats.Foreign }))
 /** The `ProgressNotificationParams` type. */
-export const ProgressNotificationParams = Schema.Struct({ _meta: shared11, progress: Formats.JsonNumber, progressToken: ProgressToken, total: shared19, message: Formats.Foreign })
-/** The `ProgressNotificationParams` type. */
-export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
+export type ProgressNotificationParams = ReturnType<typeof ProgressNotificationParams>["Type"]
+const ProgressNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
 /** The `ProgressNotification` type. */
-export const ProgressNotification = Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams })
-/** The `ProgressNotification` type. */
-export type ProgressNotification = typeof ProgressNotification.Type
+export type ProgressNotification = ReturnType<typeof ProgressNotification>["Type"]
+const RootsListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `RootsListChangedNotificationParams` type. */
-export const RootsListChangedNotificationParams = Schema.Struct({ _meta: shared11 }, Formats.AnyJsonRecord)
-/** The `RootsListChangedNotificationParams` type. */
-export type RootsListChangedNotificationParams = typeof RootsListChangedNotificationParams.Type
+export type RootsListChangedNotificationParams = ReturnType<typeof RootsListChangedNotificationParams>["Type"]
+const RootsListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(RootsListChangedNotificationParams(), { exact: true }) }))
 /** The `RootsListChangedNotification` type. */
-export const RootsListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(RootsListChangedNotificationParams, { exact: true }) })
-/** The `RootsListChangedNotification` type. */
-export type RootsListChangedNotification = typeof RootsListChangedNotification.Type
+export type RootsListChangedNotification = ReturnType<typeof RootsListChangedNotification>["Type"]
+const ClientNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), InitializedNotification(), RootsListChangedNotification()))
 /** The `ClientNotification` type. */
-export const ClientNotification = Schema.Union(CancelledNotification, ProgressNotification, InitializedNotification, RootsListChangedNotification)
-/** The `ClientNotification` type. */
-export type ClientNotification = typeof ClientNotification.Type
+export type ClientNotification = ReturnType<typeof ClientNotification>["Type"]
+const PromptReference = lazily(() => Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: Formats.Foreign }))
 /** The `PromptReference` type. */
-export const PromptReference = Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: Formats.Foreign })
-/** The `PromptReference` type. */
-export type PromptReference = typeof PromptReference.Type
+export type PromptReference = ReturnType<typeof PromptReference>["Type"]
+const ResourceReference = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
 /** The `ResourceReference` type. */
-export const ResourceReference = Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate })
-/** The `ResourceReference` type. */
-export type ResourceReference = typeof ResourceReference.Type
+export type ResourceReference = ReturnType<typeof ResourceReference>["Type"]
+const CompleteRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference(), ResourceReference()), context: Formats.Foreign }))
 /** The `CompleteRequestParams` type. */
-export const CompleteRequestParams = Schema.Struct({ _meta: shared10, argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference, ResourceReference), context: Formats.Foreign })
-/** The `CompleteRequestParams` type. */
-export type CompleteRequestParams = typeof CompleteRequestParams.Type
+export type CompleteRequestParams = ReturnType<typeof CompleteRequestParams>["Type"]
+const CompleteRequest = lazily(() => Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
 /** The `CompleteRequest` type. */
-export const CompleteRequest = Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams })
-/** The `CompleteRequest` type. */
-export type CompleteRequest = typeof CompleteRequest.Type
+export type CompleteRequest = ReturnType<typeof CompleteRequest>["Type"]
+const GetPromptRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `GetPromptRequestParams` type. */
-export const GetPromptRequestParams = Schema.Struct({ _meta: shared10, arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
-/** The `GetPromptRequestParams` type. */
-export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
+export type GetPromptRequestParams = ReturnType<typeof GetPromptRequestParams>["Type"]
+const GetPromptRequest = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
 /** The `GetPromptRequest` type. */
-export const GetPromptRequest = Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams })
-/** The `GetPromptRequest` type. */
-export type GetPromptRequest = typeof GetPromptRequest.Type
+export type GetPromptRequest = ReturnType<typeof GetPromptRequest>["Type"]
+const Implementation = lazily(() => Schema.Struct({ name: Schema.String, version: Schema.String, title: Formats.Foreign, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign }))
 /** The `Implementation` type. */
-export const Implementation = Schema.Struct({ name: Schema.String, version: Schema.String, title: Formats.Foreign, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign })
-/** The `Implementation` type. */
-export type Implementation = typeof Implementation.Type
+export type Implementation = ReturnType<typeof Implementation>["Type"]
+const InitializeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), capabilities: ClientCapabilities(), clientInfo: Implementation(), protocolVersion: Schema.String }))
 /** The `InitializeRequestParams` type. */
-export const InitializeRequestParams = Schema.Struct({ _meta: shared10, capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
-/** The `InitializeRequestParams` type. */
-export type InitializeRequestParams = typeof InitializeRequestParams.Type
+export type InitializeRequestParams = ReturnType<typeof InitializeRequestParams>["Type"]
+const InitializeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams() }))
 /** The `InitializeRequest` type. */
-export const InitializeRequest = Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams })
-/** The `InitializeRequest` type. */
-export type InitializeRequest = typeof InitializeRequest.Type
+export type InitializeRequest = ReturnType<typeof InitializeRequest>["Type"]
+const ListPromptsRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
 /** The `ListPromptsRequestParams` type. */
-export const ListPromptsRequestParams = Schema.Struct({ _meta: shared10, cursor: shared7 })
-/** The `ListPromptsRequestParams` type. */
-export type ListPromptsRequestParams = typeof ListPromptsRequestParams.Type
+export type ListPromptsRequestParams = ReturnType<typeof ListPromptsRequestParams>["Type"]
+const ListPromptsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(ListPromptsRequestParams(), { exact: true }) }))
 /** The `ListPromptsRequest` type. */
-export const ListPromptsRequest = Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(ListPromptsRequestParams, { exact: true }) })
-/** The `ListPromptsRequest` type. */
-export type ListPromptsRequest = typeof ListPromptsRequest.Type
+export type ListPromptsRequest = ReturnType<typeof ListPromptsRequest>["Type"]
+const ListResourceTemplatesRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
 /** The `ListResourceTemplatesRequestParams` type. */
-export const ListResourceTemplatesRequestParams = Schema.Struct({ _meta: shared10, cursor: shared7 })
-/** The `ListResourceTemplatesRequestParams` type. */
-export type ListResourceTemplatesRequestParams = typeof ListResourceTemplatesRequestParams.Type
+export type ListResourceTemplatesRequestParams = ReturnType<typeof ListResourceTemplatesRequestParams>["Type"]
+const ListResourceTemplatesRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(ListResourceTemplatesRequestParams(), { exact: true }) }))
 /** The `ListResourceTemplatesRequest` type. */
-export const ListResourceTemplatesRequest = Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(ListResourceTemplatesRequestParams, { exact: true }) })
-/** The `ListResourceTemplatesRequest` type. */
-export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
+export type ListResourceTemplatesRequest = ReturnType<typeof ListResourceTemplatesRequest>["Type"]
+const ListResourcesRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
 /** The `ListResourcesRequestParams` type. */
-export const ListResourcesRequestParams = Schema.Struct({ _meta: shared10, cursor: shared7 })
-/** The `ListResourcesRequestParams` type. */
-export type ListResourcesRequestParams = typeof ListResourcesRequestParams.Type
+export type ListResourcesRequestParams = ReturnType<typeof ListResourcesRequestParams>["Type"]
+const ListResourcesRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(ListResourcesRequestParams(), { exact: true }) }))
 /** The `ListResourcesRequest` type. */
-export const ListResourcesRequest = Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(ListResourcesRequestParams, { exact: true }) })
-/** The `ListResourcesRequest` type. */
-export type ListResourcesRequest = typeof ListResourcesRequest.Type
+export type ListResourcesRequest = ReturnType<typeof ListResourcesRequest>["Type"]
+const ListToolsRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
 /** The `ListToolsRequestParams` type. */
-export const ListToolsRequestParams = Schema.Struct({ _meta: shared10, cursor: shared7 })
-/** The `ListToolsRequestParams` type. */
-export type ListToolsRequestParams = typeof ListToolsRequestParams.Type
+export type ListToolsRequestParams = ReturnType<typeof ListToolsRequestParams>["Type"]
+const ListToolsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(ListToolsRequestParams(), { exact: true }) }))
 /** The `ListToolsRequest` type. */
-export const ListToolsRequest = Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(ListToolsRequestParams, { exact: true }) })
-/** The `ListToolsRequest` type. */
-export type ListToolsRequest = typeof ListToolsRequest.Type
+export type ListToolsRequest = ReturnType<typeof ListToolsRequest>["Type"]
+const PingRequestParams = lazily(() => Schema.Struct({ _meta: shared10() }, Formats.AnyJsonRecord))
 /** The `PingRequestParams` type. */
-export const PingRequestParams = Schema.Struct({ _meta: shared10 }, Formats.AnyJsonRecord)
-/** The `PingRequestParams` type. */
-export type PingRequestParams = typeof PingRequestParams.Type
+export type PingRequestParams = ReturnType<typeof PingRequestParams>["Type"]
+const PingRequest = lazily(() => Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(PingRequestParams(), { exact: true }) }))
 /** The `PingRequest` type. */
-export const PingRequest = Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(PingRequestParams, { exact: true }) })
-/** The `PingRequest` type. */
-export type PingRequest = typeof PingRequest.Type
+export type PingRequest = ReturnType<typeof PingRequest>["Type"]
+const ReadResourceRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `ReadResourceRequestParams` type. */
-export const ReadResourceRequestParams = Schema.Struct({ _meta: shared10, uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
-/** The `ReadResourceRequestParams` type. */
-export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
+export type ReadResourceRequestParams = ReturnType<typeof ReadResourceRequestParams>["Type"]
+const ReadResourceRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
 /** The `ReadResourceRequest` type. */
-export const ReadResourceRequest = Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams })
-/** The `ReadResourceRequest` type. */
-export type ReadResourceRequest = typeof ReadResourceRequest.Type
+export type ReadResourceRequest = ReturnType<typeof ReadResourceRequest>["Type"]
+const LoggingLevel = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
 /** The `LoggingLevel` type. */
-export const LoggingLevel = Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning")
-/** The `LoggingLevel` type. */
-export type LoggingLevel = typeof LoggingLevel.Type
+export type LoggingLevel = ReturnType<typeof LoggingLevel>["Type"]
+const SetLevelRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), level: LoggingLevel() }))
 /** The `SetLevelRequestParams` type. */
-export const SetLevelRequestParams = Schema.Struct({ _meta: shared10, level: LoggingLevel })
-/** The `SetLevelRequestParams` type. */
-export type SetLevelRequestParams = typeof SetLevelRequestParams.Type
+export type SetLevelRequestParams = ReturnType<typeof SetLevelRequestParams>["Type"]
+const SetLevelRequest = lazily(() => Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams() }))
 /** The `SetLevelRequest` type. */
-export const SetLevelRequest = Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams })
-/** The `SetLevelRequest` type. */
-export type SetLevelRequest = typeof SetLevelRequest.Type
+export type SetLevelRequest = ReturnType<typeof SetLevelRequest>["Type"]
+const SubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
 /** The `SubscribeRequestParams` type. */
-export const SubscribeRequestParams = Schema.Struct({ _meta: shared10, uri: Formats.Uri })
-/** The `SubscribeRequestParams` type. */
-export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
+export type SubscribeRequestParams = ReturnType<typeof SubscribeRequestParams>["Type"]
+const SubscribeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams() }))
 /** The `SubscribeRequest` type. */
-export const SubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams })
-/** The `SubscribeRequest` type. */
-export type SubscribeRequest = typeof SubscribeRequest.Type
+export type SubscribeRequest = ReturnType<typeof SubscribeRequest>["Type"]
+const UnsubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
 /** The `UnsubscribeRequestParams` type. */
-export const UnsubscribeRequestParams = Schema.Struct({ _meta: shared10, uri: Formats.Uri })
-/** The `UnsubscribeRequestParams` type. */
-export type UnsubscribeRequestParams = typeof UnsubscribeRequestParams.Type
+export type UnsubscribeRequestParams = ReturnType<typeof UnsubscribeRequestParams>["Type"]
+const UnsubscribeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams() }))
 /** The `UnsubscribeRequest` type. */
-export const UnsubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams })
-/** The `UnsubscribeRequest` type. */
-export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
+export type UnsubscribeRequest = ReturnType<typeof UnsubscribeRequest>["Type"]
+const ClientRequest = lazily(() => Schema.Union(InitializeRequest(), ReadResourceRequest(), SubscribeRequest(), UnsubscribeRequest(), GetPromptRequest(), CallToolRequest(), SetLevelRequest(), CompleteRequest(), PingRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ListPromptsRequest(), ListToolsRequest()))
 /** The `ClientRequest` type. */
-export const ClientRequest = Schema.Union(InitializeRequest, ReadResourceRequest, SubscribeRequest, UnsubscribeRequest, GetPromptRequest, CallToolRequest, SetLevelRequest, CompleteRequest, PingRequest, ListResourcesRequest, ListResourceTemplatesRequest, ListPromptsRequest, ListToolsRequest)
-/** The `ClientRequest` type. */
-export type ClientRequest = typeof ClientRequest.Type
-const shared20 = Schema.Union(ImageContent, TextContent)
+export type ClientRequest = ReturnType<typeof ClientRequest>["Type"]
+const shared20 = lazily(() => Schema.Union(ImageContent(), TextContent()))
+const CreateMessageResult = lazily(() => Schema.Struct({ _meta: shared11(), content: shared20(), model: Schema.String, role: Role(), stopReason: shared7() }))
 /** The `CreateMessageResult` type. */
-export const CreateMessageResult = Schema.Struct({ _meta: shared11, content: shared20, model: Schema.String, role: Role, stopReason: shared7 })
-/** The `CreateMessageResult` type. */
-export type CreateMessageResult = typeof CreateMessageResult.Type
+export type CreateMessageResult = ReturnType<typeof CreateMessageResult>["Type"]
+const Root = lazily(() => Schema.Struct({ name: shared7(), uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `Root` type. */
-export const Root = Schema.Struct({ name: shared7, uri: Formats.Uri, _meta: Formats.Foreign })
-/** The `Root` type. */
-export type Root = typeof Root.Type
+export type Root = ReturnType<typeof Root>["Type"]
+const ListRootsResult = lazily(() => Schema.Struct({ _meta: shared11(), roots: Schema.Array(Root()) }))
 /** The `ListRootsResult` type. */
-export const ListRootsResult = Schema.Struct({ _meta: shared11, roots: Schema.Array(Root) })
-/** The `ListRootsResult` type. */
-export type ListRootsResult = typeof ListRootsResult.Type
+export type ListRootsResult = ReturnType<typeof ListRootsResult>["Type"]
+const Result = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `Result` type. */
-export const Result = Schema.Struct({ _meta: shared11 }, Formats.AnyJsonRecord)
-/** The `Result` type. */
-export type Result = typeof Result.Type
+export type Result = ReturnType<typeof Result>["Type"]
+const ClientResult = lazily(() => Schema.Union(CreateMessageResult(), ListRootsResult(), Result()))
 /** The `ClientResult` type. */
-export const ClientResult = Schema.Union(CreateMessageResult, ListRootsResult, Result)
-/** The `ClientResult` type. */
-export type ClientResult = typeof ClientResult.Type
-const shared21 = Schema.optionalWith(Schema.Int, { exact: true })
-const shared22 = Schema.Array(Schema.String)
+export type ClientResult = ReturnType<typeof ClientResult>["Type"]
+const shared21 = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
+const shared22 = lazily(() => Schema.Array(Schema.String))
+const CompleteResult = lazily(() => Schema.Struct({ _meta: shared11(), completion: Schema.Struct({ hasMore: shared14(), total: shared21(), values: shared22() }), resultType: Formats.Foreign }))
 /** The `CompleteResult` type. */
-export const CompleteResult = Schema.Struct({ _meta: shared11, completion: Schema.Struct({ hasMore: shared14, total: shared21, values: shared22 }), resultType: Formats.Foreign })
-/** The `CompleteResult` type. */
-export type CompleteResult = typeof CompleteResult.Type
+export type CompleteResult = ReturnType<typeof CompleteResult>["Type"]
+const ModelHint = lazily(() => Schema.Struct({ name: shared7() }))
 /** The `ModelHint` type. */
-export const ModelHint = Schema.Struct({ name: shared7 })
-/** The `ModelHint` type. */
-export type ModelHint = typeof ModelHint.Type
+export type ModelHint = ReturnType<typeof ModelHint>["Type"]
+const ModelPreferences = lazily(() => Schema.Struct({ costPriority: shared4(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared4(), speedPriority: shared4() }))
 /** The `ModelPreferences` type. */
-export const ModelPreferences = Schema.Struct({ costPriority: shared4, hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: shared4, speedPriority: shared4 })
-/** The `ModelPreferences` type. */
-export type ModelPreferences = typeof ModelPreferences.Type
+export type ModelPreferences = ReturnType<typeof ModelPreferences>["Type"]
+const SamplingMessage = lazily(() => Schema.Struct({ content: shared20(), role: Role(), _meta: Formats.Foreign }))
 /** The `SamplingMessage` type. */
-export const SamplingMessage = Schema.Struct({ content: shared20, role: Role, _meta: Formats.Foreign })
-/** The `SamplingMessage` type. */
-export type SamplingMessage = typeof SamplingMessage.Type
-const shared23 = Schema.optionalWith(shared22, { exact: true })
+export type SamplingMessage = ReturnType<typeof SamplingMessage>["Type"]
+const shared23 = lazily(() => Schema.optionalWith(shared22(), { exact: true }))
+const CreateMessageRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared11(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared23(), systemPrompt: shared7(), temperature: shared19(), task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign }))
 /** The `CreateMessageRequestParams` type. */
-export const CreateMessageRequestParams = Schema.Struct({ _meta: shared10, includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: shared11, modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: shared23, systemPrompt: shared7, temperature: shared19, task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign })
-/** The `CreateMessageRequestParams` type. */
-export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
+export type CreateMessageRequestParams = ReturnType<typeof CreateMessageRequestParams>["Type"]
+const CreateMessageRequest = lazily(() => Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
 /** The `CreateMessageRequest` type. */
-export const CreateMessageRequest = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams })
-/** The `CreateMessageRequest` type. */
-export type CreateMessageRequest = typeof CreateMessageRequest.Type
+export type CreateMessageRequest = ReturnType<typeof CreateMessageRequest>["Type"]
+const Cursor = lazily(() => Schema.String)
 /** The `Cursor` type. */
-export const Cursor = Schema.String
-/** The `Cursor` type. */
-export type Cursor = typeof Cursor.Type
+export type Cursor = ReturnType<typeof Cursor>["Type"]
+const EmptyResult = lazily(() => Result())
 /** The `EmptyResult` type. */
-export const EmptyResult = Result
-/** The `EmptyResult` type. */
-export type EmptyResult = typeof EmptyResult.Type
+export type EmptyResult = ReturnType<typeof EmptyResult>["Type"]
+const PromptMessage = lazily(() => Schema.Struct({ content: shared13(), role: Role() }))
 /** The `PromptMessage` type. */
-export const PromptMessage = Schema.Struct({ content: shared13, role: Role })
-/** The `PromptMessage` type. */
-export type PromptMessage = typeof PromptMessage.Type
+export type PromptMessage = ReturnType<typeof PromptMessage>["Type"]
+const GetPromptResult = lazily(() => Schema.Struct({ _meta: shared11(), description: shared7(), messages: Schema.Array(PromptMessage()), resultType: Formats.Foreign }))
 /** The `GetPromptResult` type. */
-export const GetPromptResult = Schema.Struct({ _meta: shared11, description: shared7, messages: Schema.Array(PromptMessage), resultType: Formats.Foreign })
-/** The `GetPromptResult` type. */
-export type GetPromptResult = typeof GetPromptResult.Type
+export type GetPromptResult = ReturnType<typeof GetPromptResult>["Type"]
+const ServerCapabilities = lazily(() => Schema.Struct({ experimental: shared16(), logging: shared11(), prompts: shared18(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared14(), subscribe: shared14() }), { exact: true }), tools: shared18(), completions: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign }))
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ experimental: shared16, logging: shared11, prompts: shared18, resources: Schema.optionalWith(Schema.Struct({ listChanged: shared14, subscribe: shared14 }), { exact: true }), tools: shared18, completions: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign })
-/** The `ServerCapabilities` type. */
-export type ServerCapabilities = typeof ServerCapabilities.Type
+export type ServerCapabilities = ReturnType<typeof ServerCapabilities>["Type"]
+const InitializeResult = lazily(() => Schema.Struct({ _meta: shared11(), capabilities: ServerCapabilities(), instructions: shared7(), protocolVersion: Schema.String, serverInfo: Implementation() }))
 /** The `InitializeResult` type. */
-export const InitializeResult = Schema.Struct({ _meta: shared11, capabilities: ServerCapabilities, instructions: shared7, protocolVersion: Schema.String, serverInfo: Implementation })
-/** The `InitializeResult` type. */
-export type InitializeResult = typeof InitializeResult.Type
-const shared24 = Schema.Literal("2.0")
+export type InitializeResult = ReturnType<typeof InitializeResult>["Type"]
+const shared24 = lazily(() => Schema.Literal("2.0"))
+const JSONRPCError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId(), jsonrpc: shared24() }))
 /** The `JSONRPCError` type. */
-export const JSONRPCError = Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId, jsonrpc: shared24 })
-/** The `JSONRPCError` type. */
-export type JSONRPCError = typeof JSONRPCError.Type
-const shared25 = Schema.Struct({ _meta: shared11 }, Formats.AnyJsonRecord)
-const shared26 = Schema.optionalWith(shared25, { exact: true })
+export type JSONRPCError = ReturnType<typeof JSONRPCError>["Type"]
+const shared25 = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
+const shared26 = lazily(() => Schema.optionalWith(shared25(), { exact: true }))
+const JSONRPCNotification = lazily(() => Schema.Struct({ jsonrpc: shared24(), method: Schema.String, params: shared26() }))
 /** The `JSONRPCNotification` type. */
-export const JSONRPCNotification = Schema.Struct({ jsonrpc: shared24, method: Schema.String, params: shared26 })
-/** The `JSONRPCNotification` type. */
-export type JSONRPCNotification = typeof JSONRPCNotification.Type
-const shared27 = Schema.Struct({ _meta: shared10 }, Formats.AnyJsonRecord)
-const shared28 = Schema.optionalWith(shared27, { exact: true })
+export type JSONRPCNotification = ReturnType<typeof JSONRPCNotification>["Type"]
+const shared27 = lazily(() => Schema.Struct({ _meta: shared10() }, Formats.AnyJsonRecord))
+const shared28 = lazily(() => Schema.optionalWith(shared27(), { exact: true }))
+const JSONRPCRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared24(), method: Schema.String, params: shared28() }))
 /** The `JSONRPCRequest` type. */
-export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: shared24, method: Schema.String, params: shared28 })
-/** The `JSONRPCRequest` type. */
-export type JSONRPCRequest = typeof JSONRPCRequest.Type
+export type JSONRPCRequest = ReturnType<typeof JSONRPCRequest>["Type"]
+const JSONRPCResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared24(), result: Result() }))
 /** The `JSONRPCResponse` type. */
-export const JSONRPCResponse = Schema.Struct({ id: RequestId, jsonrpc: shared24, result: Result })
-/** The `JSONRPCResponse` type. */
-export type JSONRPCResponse = typeof JSONRPCResponse.Type
+export type JSONRPCResponse = ReturnType<typeof JSONRPCResponse>["Type"]
+const JSONRPCMessage = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResponse(), JSONRPCError(), JSONRPCNotification()))
 /** The `JSONRPCMessage` type. */
-export const JSONRPCMessage = Schema.Union(JSONRPCRequest, JSONRPCResponse, JSONRPCError, JSONRPCNotification)
-/** The `JSONRPCMessage` type. */
-export type JSONRPCMessage = typeof JSONRPCMessage.Type
+export type JSONRPCMessage = ReturnType<typeof JSONRPCMessage>["Type"]
+const PromptArgument = lazily(() => Schema.Struct({ description: shared7(), name: Schema.String, required: shared14(), title: Formats.Foreign }))
 /** The `PromptArgument` type. */
-export const PromptArgument = Schema.Struct({ description: shared7, name: Schema.String, required: shared14, title: Formats.Foreign })
-/** The `PromptArgument` type. */
-export type PromptArgument = typeof PromptArgument.Type
+export type PromptArgument = ReturnType<typeof PromptArgument>["Type"]
+const Prompt = lazily(() => Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared7(), name: Schema.String, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
 /** The `Prompt` type. */
-export const Prompt = Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: shared7, name: Schema.String, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
-/** The `Prompt` type. */
-export type Prompt = typeof Prompt.Type
+export type Prompt = ReturnType<typeof Prompt>["Type"]
+const ListPromptsResult = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), prompts: Schema.Array(Prompt()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult = Schema.Struct({ _meta: shared11, nextCursor: shared7, prompts: Schema.Array(Prompt), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
-/** The `ListPromptsResult` type. */
-export type ListPromptsResult = typeof ListPromptsResult.Type
+export type ListPromptsResult = ReturnType<typeof ListPromptsResult>["Type"]
+const ResourceTemplate = lazily(() => Schema.Struct({ annotations: shared6(), description: shared7(), mimeType: shared7(), name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
 /** The `ResourceTemplate` type. */
-export const ResourceTemplate = Schema.Struct({ annotations: shared6, description: shared7, mimeType: shared7, name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
-/** The `ResourceTemplate` type. */
-export type ResourceTemplate = typeof ResourceTemplate.Type
+export type ResourceTemplate = ReturnType<typeof ResourceTemplate>["Type"]
+const ListResourceTemplatesResult = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), resourceTemplates: Schema.Array(ResourceTemplate()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult = Schema.Struct({ _meta: shared11, nextCursor: shared7, resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
-/** The `ListResourceTemplatesResult` type. */
-export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
+export type ListResourceTemplatesResult = ReturnType<typeof ListResourceTemplatesResult>["Type"]
+const Resource = lazily(() => Schema.Struct({ annotations: shared6(), description: shared7(), mimeType: shared7(), name: Schema.String, size: shared21(), uri: Formats.Uri, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
 /** The `Resource` type. */
-export const Resource = Schema.Struct({ annotations: shared6, description: shared7, mimeType: shared7, name: Schema.String, size: shared21, uri: Formats.Uri, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign })
-/** The `Resource` type. */
-export type Resource = typeof Resource.Type
+export type Resource = ReturnType<typeof Resource>["Type"]
+const ListResourcesResult = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), resources: Schema.Array(Resource()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult = Schema.Struct({ _meta: shared11, nextCursor: shared7, resources: Schema.Array(Resource), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
-/** The `ListResourcesResult` type. */
-export type ListResourcesResult = typeof ListResourcesResult.Type
+export type ListResourcesResult = ReturnType<typeof ListResourcesResult>["Type"]
+const ListRootsRequestParams = lazily(() => Schema.Struct({ _meta: shared10() }, Formats.AnyJsonRecord))
 /** The `ListRootsRequestParams` type. */
-export const ListRootsRequestParams = Schema.Struct({ _meta: shared10 }, Formats.AnyJsonRecord)
-/** The `ListRootsRequestParams` type. */
-export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
+export type ListRootsRequestParams = ReturnType<typeof ListRootsRequestParams>["Type"]
+const ListRootsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams(), { exact: true }) }))
 /** The `ListRootsRequest` type. */
-export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams, { exact: true }) })
-/** The `ListRootsRequest` type. */
-export type ListRootsRequest = typeof ListRootsRequest.Type
+export type ListRootsRequest = ReturnType<typeof ListRootsRequest>["Type"]
+const Tool = lazily(() => Schema.Struct({ description: shared7(), inputSchema: Schema.Struct({ properties: shared16(), required: shared23(), type: Schema.Literal("object"), $schema: Formats.Foreign }), name: Schema.String, annotations: Formats.Foreign, _meta: Formats.Foreign, outputSchema: Formats.Foreign, title: Formats.Foreign, execution: Formats.Foreign, icons: Formats.Foreign }))
 /** The `Tool` type. */
-export const Tool = Schema.Struct({ description: shared7, inputSchema: Schema.Struct({ properties: shared16, required: shared23, type: Schema.Literal("object"), $schema: Formats.Foreign }), name: Schema.String, annotations: Formats.Foreign, _meta: Formats.Foreign, outputSchema: Formats.Foreign, title: Formats.Foreign, execution: Formats.Foreign, icons: Formats.Foreign })
-/** The `Tool` type. */
-export type Tool = typeof Tool.Type
+export type Tool = ReturnType<typeof Tool>["Type"]
+const ListToolsResult = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), tools: Schema.Array(Tool()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListToolsResult` type. */
-export const ListToolsResult = Schema.Struct({ _meta: shared11, nextCursor: shared7, tools: Schema.Array(Tool), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
-/** The `ListToolsResult` type. */
-export type ListToolsResult = typeof ListToolsResult.Type
+export type ListToolsResult = ReturnType<typeof ListToolsResult>["Type"]
+const LoggingMessageNotificationParams = lazily(() => Schema.Struct({ _meta: shared11(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared7() }))
 /** The `LoggingMessageNotificationParams` type. */
-export const LoggingMessageNotificationParams = Schema.Struct({ _meta: shared11, data: Formats.AnyJson, level: LoggingLevel, logger: shared7 })
-/** The `LoggingMessageNotificationParams` type. */
-export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
+export type LoggingMessageNotificationParams = ReturnType<typeof LoggingMessageNotificationParams>["Type"]
+const LoggingMessageNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
 /** The `LoggingMessageNotification` type. */
-export const LoggingMessageNotification = Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams })
-/** The `LoggingMessageNotification` type. */
-export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
+export type LoggingMessageNotification = ReturnType<typeof LoggingMessageNotification>["Type"]
+const Notification = lazily(() => Schema.Struct({ method: Schema.String, params: shared26() }))
 /** The `Notification` type. */
-export const Notification = Schema.Struct({ method: Schema.String, params: shared26 })
-/** The `Notification` type. */
-export type Notification = typeof Notification.Type
+export type Notification = ReturnType<typeof Notification>["Type"]
+const PaginatedRequest = lazily(() => Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: shared7() }), { exact: true }) }))
 /** The `PaginatedRequest` type. */
-export const PaginatedRequest = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: shared7 }), { exact: true }) })
-/** The `PaginatedRequest` type. */
-export type PaginatedRequest = typeof PaginatedRequest.Type
+export type PaginatedRequest = ReturnType<typeof PaginatedRequest>["Type"]
+const PaginatedResult = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), resultType: Formats.Foreign }))
 /** The `PaginatedResult` type. */
-export const PaginatedResult = Schema.Struct({ _meta: shared11, nextCursor: shared7, resultType: Formats.Foreign })
-/** The `PaginatedResult` type. */
-export type PaginatedResult = typeof PaginatedResult.Type
+export type PaginatedResult = ReturnType<typeof PaginatedResult>["Type"]
+const PromptListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `PromptListChangedNotificationParams` type. */
-export const PromptListChangedNotificationParams = Schema.Struct({ _meta: shared11 }, Formats.AnyJsonRecord)
-/** The `PromptListChangedNotificationParams` type. */
-export type PromptListChangedNotificationParams = typeof PromptListChangedNotificationParams.Type
+export type PromptListChangedNotificationParams = ReturnType<typeof PromptListChangedNotificationParams>["Type"]
+const PromptListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(PromptListChangedNotificationParams(), { exact: true }) }))
 /** The `PromptListChangedNotification` type. */
-export const PromptListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(PromptListChangedNotificationParams, { exact: true }) })
-/** The `PromptListChangedNotification` type. */
-export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
+export type PromptListChangedNotification = ReturnType<typeof PromptListChangedNotification>["Type"]
+const ReadResourceResult = lazily(() => Schema.Struct({ _meta: shared11(), contents: Schema.Array(shared12()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult = Schema.Struct({ _meta: shared11, contents: Schema.Array(shared12), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
-/** The `ReadResourceResult` type. */
-export type ReadResourceResult = typeof ReadResourceResult.Type
+export type ReadResourceResult = ReturnType<typeof ReadResourceResult>["Type"]
+const Request = lazily(() => Schema.Struct({ method: Schema.String, params: shared28() }))
 /** The `Request` type. */
-export const Request = Schema.Struct({ method: Schema.String, params: shared28 })
-/** The `Request` type. */
-export type Request = typeof Request.Type
+export type Request = ReturnType<typeof Request>["Type"]
+const ResourceContents = lazily(() => Schema.Struct({ mimeType: shared7(), uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `ResourceContents` type. */
-export const ResourceContents = Schema.Struct({ mimeType: shared7, uri: Formats.Uri, _meta: Formats.Foreign })
-/** The `ResourceContents` type. */
-export type ResourceContents = typeof ResourceContents.Type
+export type ResourceContents = ReturnType<typeof ResourceContents>["Type"]
+const ResourceListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `ResourceListChangedNotificationParams` type. */
-export const ResourceListChangedNotificationParams = Schema.Struct({ _meta: shared11 }, Formats.AnyJsonRecord)
-/** The `ResourceListChangedNotificationParams` type. */
-export type ResourceListChangedNotificationParams = typeof ResourceListChangedNotificationParams.Type
+export type ResourceListChangedNotificationParams = ReturnType<typeof ResourceListChangedNotificationParams>["Type"]
+const ResourceListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(ResourceListChangedNotificationParams(), { exact: true }) }))
 /** The `ResourceListChangedNotification` type. */
-export const ResourceListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(ResourceListChangedNotificationParams, { exact: true }) })
-/** The `ResourceListChangedNotification` type. */
-export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
+export type ResourceListChangedNotification = ReturnType<typeof ResourceListChangedNotification>["Type"]
+const ResourceUpdatedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11(), uri: Formats.Uri }))
 /** The `ResourceUpdatedNotificationParams` type. */
-export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: shared11, uri: Formats.Uri })
-/** The `ResourceUpdatedNotificationParams` type. */
-export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
+export type ResourceUpdatedNotificationParams = ReturnType<typeof ResourceUpdatedNotificationParams>["Type"]
+const ResourceUpdatedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
 /** The `ResourceUpdatedNotification` type. */
-export const ResourceUpdatedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams })
-/** The `ResourceUpdatedNotification` type. */
-export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
+export type ResourceUpdatedNotification = ReturnType<typeof ResourceUpdatedNotification>["Type"]
+const ToolListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `ToolListChangedNotificationParams` type. */
-export const ToolListChangedNotificationParams = Schema.Struct({ _meta: shared11 }, Formats.AnyJsonRecord)
-/** The `ToolListChangedNotificationParams` type. */
-export type ToolListChangedNotificationParams = typeof ToolListChangedNotificationParams.Type
+export type ToolListChangedNotificationParams = ReturnType<typeof ToolListChangedNotificationParams>["Type"]
+const ToolListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(ToolListChangedNotificationParams(), { exact: true }) }))
 /** The `ToolListChangedNotification` type. */
-export const ToolListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(ToolListChangedNotificationParams, { exact: true }) })
-/** The `ToolListChangedNotification` type. */
-export type ToolListChangedNotification = typeof ToolListChangedNotification.Type
+export type ToolListChangedNotification = ReturnType<typeof ToolListChangedNotification>["Type"]
+const ServerNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), ResourceUpdatedNotification(), LoggingMessageNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
 /** The `ServerNotification` type. */
-export const ServerNotification = Schema.Union(CancelledNotification, ProgressNotification, ResourceUpdatedNotification, LoggingMessageNotification, ResourceListChangedNotification, PromptListChangedNotification, ToolListChangedNotification)
-/** The `ServerNotification` type. */
-export type ServerNotification = typeof ServerNotification.Type
+export type ServerNotification = ReturnType<typeof ServerNotification>["Type"]
+const ServerRequest = lazily(() => Schema.Union(CreateMessageRequest(), PingRequest(), ListRootsRequest()))
 /** The `ServerRequest` type. */
-export const ServerRequest = Schema.Union(CreateMessageRequest, PingRequest, ListRootsRequest)
-/** The `ServerRequest` type. */
-export type ServerRequest = typeof ServerRequest.Type
+export type ServerRequest = ReturnType<typeof ServerRequest>["Type"]
+const ServerResult = lazily(() => Schema.Union(InitializeResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), GetPromptResult(), ListToolsResult(), CallToolResult(), CompleteResult(), Result()))
 /** The `ServerResult` type. */
-export const ServerResult = Schema.Union(InitializeResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, CompleteResult, Result)
-/** The `ServerResult` type. */
-export type ServerResult = typeof ServerResult.Type
+export type ServerResult = ReturnType<typeof ServerResult>["Type"]
 
-/** Every definition of this module, by its name in the official schema. */
-export const definitions = {
-  Role,
-  Annotated,
-  BlobResourceContents,
-  ProgressToken,
-  CallToolRequestParams,
-  CallToolRequest,
-  TextResourceContents,
-  EmbeddedResource,
-  ImageContent,
-  TextContent,
-  CallToolResult,
-  RequestId,
-  CancelledNotificationParams,
-  CancelledNotification,
-  ClientCapabilities,
-  InitializedNotificationParams,
-  InitializedNotification,
-  ProgressNotificationParams,
-  ProgressNotification,
-  RootsListChangedNotificationParams,
-  RootsListChangedNotification,
-  ClientNotification,
-  PromptReference,
-  ResourceReference,
-  CompleteRequestParams,
-  CompleteRequest,
-  GetPromptRequestParams,
-  GetPromptRequest,
-  Implementation,
-  InitializeRequestParams,
-  InitializeRequest,
-  ListPromptsRequestParams,
-  ListPromptsRequest,
-  ListResourceTemplatesRequestParams,
-  ListResourceTemplatesRequest,
-  ListResourcesRequestParams,
-  ListResourcesRequest,
-  ListToolsRequestParams,
-  ListToolsRequest,
-  PingRequestParams,
-  PingRequest,
-  ReadResourceRequestParams,
-  ReadResourceRequest,
-  LoggingLevel,
-  SetLevelRequestParams,
-  SetLevelRequest,
-  SubscribeRequestParams,
-  SubscribeRequest,
-  UnsubscribeRequestParams,
-  UnsubscribeRequest,
-  ClientRequest,
-  CreateMessageResult,
-  Root,
-  ListRootsResult,
-  Result,
-  ClientResult,
-  CompleteResult,
-  ModelHint,
-  ModelPreferences,
-  SamplingMessage,
-  CreateMessageRequestParams,
-  CreateMessageRequest,
-  Cursor,
-  EmptyResult,
-  PromptMessage,
-  GetPromptResult,
-  ServerCapabilities,
-  InitializeResult,
-  JSONRPCError,
-  JSONRPCNotification,
-  JSONRPCRequest,
-  JSONRPCResponse,
-  JSONRPCMessage,
-  PromptArgument,
-  Prompt,
-  ListPromptsResult,
-  ResourceTemplate,
-  ListResourceTemplatesResult,
-  Resource,
-  ListResourcesResult,
-  ListRootsRequestParams,
-  ListRootsRequest,
-  Tool,
-  ListToolsResult,
-  LoggingMessageNotificationParams,
-  LoggingMessageNotification,
-  Notification,
-  PaginatedRequest,
-  PaginatedResult,
-  PromptListChangedNotificationParams,
-  PromptListChangedNotification,
-  ReadResourceResult,
-  Request,
-  ResourceContents,
-  ResourceListChangedNotificationParams,
-  ResourceListChangedNotification,
-  ResourceUpdatedNotificationParams,
-  ResourceUpdatedNotification,
-  ToolListChangedNotificationParams,
-  ToolListChangedNotification,
-  ServerNotification,
-  ServerRequest,
-  ServerResult
-} as const
+/** Every definition of this module, by its name in the official schema: each built when first read. */
+export const definitions: {
+  readonly Role: ReturnType<typeof Role>
+  readonly Annotated: ReturnType<typeof Annotated>
+  readonly BlobResourceContents: ReturnType<typeof BlobResourceContents>
+  readonly ProgressToken: ReturnType<typeof ProgressToken>
+  readonly CallToolRequestParams: ReturnType<typeof CallToolRequestParams>
+  readonly CallToolRequest: ReturnType<typeof CallToolRequest>
+  readonly TextResourceContents: ReturnType<typeof TextResourceContents>
+  readonly EmbeddedResource: ReturnType<typeof EmbeddedResource>
+  readonly ImageContent: ReturnType<typeof ImageContent>
+  readonly TextContent: ReturnType<typeof TextContent>
+  readonly CallToolResult: ReturnType<typeof CallToolResult>
+  readonly RequestId: ReturnType<typeof RequestId>
+  readonly CancelledNotificationParams: ReturnType<typeof CancelledNotificationParams>
+  readonly CancelledNotification: ReturnType<typeof CancelledNotification>
+  readonly ClientCapabilities: ReturnType<typeof ClientCapabilities>
+  readonly InitializedNotificationParams: ReturnType<typeof InitializedNotificationParams>
+  readonly InitializedNotification: ReturnType<typeof InitializedNotification>
+  readonly ProgressNotificationParams: ReturnType<typeof ProgressNotificationParams>
+  readonly ProgressNotification: ReturnType<typeof ProgressNotification>
+  readonly RootsListChangedNotificationParams: ReturnType<typeof RootsListChangedNotificationParams>
+  readonly RootsListChangedNotification: ReturnType<typeof RootsListChangedNotification>
+  readonly ClientNotification: ReturnType<typeof ClientNotification>
+  readonly PromptReference: ReturnType<typeof PromptReference>
+  readonly ResourceReference: ReturnType<typeof ResourceReference>
+  readonly CompleteRequestParams: ReturnType<typeof CompleteRequestParams>
+  readonly CompleteRequest: ReturnType<typeof CompleteRequest>
+  readonly GetPromptRequestParams: ReturnType<typeof GetPromptRequestParams>
+  readonly GetPromptRequest: ReturnType<typeof GetPromptRequest>
+  readonly Implementation: ReturnType<typeof Implementation>
+  readonly InitializeRequestParams: ReturnType<typeof InitializeRequestParams>
+  readonly InitializeRequest: ReturnType<typeof InitializeRequest>
+  readonly ListPromptsRequestParams: ReturnType<typeof ListPromptsRequestParams>
+  readonly ListPromptsRequest: ReturnType<typeof ListPromptsRequest>
+  readonly ListResourceTemplatesRequestParams: ReturnType<typeof ListResourceTemplatesRequestParams>
+  readonly ListResourceTemplatesRequest: ReturnType<typeof ListResourceTemplatesRequest>
+  readonly ListResourcesRequestParams: ReturnType<typeof ListResourcesRequestParams>
+  readonly ListResourcesRequest: ReturnType<typeof ListResourcesRequest>
+  readonly ListToolsRequestParams: ReturnType<typeof ListToolsRequestParams>
+  readonly ListToolsRequest: ReturnType<typeof ListToolsRequest>
+  readonly PingRequestParams: ReturnType<typeof PingRequestParams>
+  readonly PingRequest: ReturnType<typeof PingRequest>
+  readonly ReadResourceRequestParams: ReturnType<typeof ReadResourceRequestParams>
+  readonly ReadResourceRequest: ReturnType<typeof ReadResourceRequest>
+  readonly LoggingLevel: ReturnType<typeof LoggingLevel>
+  readonly SetLevelRequestParams: ReturnType<typeof SetLevelRequestParams>
+  readonly SetLevelRequest: ReturnType<typeof SetLevelRequest>
+  readonly SubscribeRequestParams: ReturnType<typeof SubscribeRequestParams>
+  readonly SubscribeRequest: ReturnType<typeof SubscribeRequest>
+  readonly UnsubscribeRequestParams: ReturnType<typeof UnsubscribeRequestParams>
+  readonly UnsubscribeRequest: ReturnType<typeof UnsubscribeRequest>
+  readonly ClientRequest: ReturnType<typeof ClientRequest>
+  readonly CreateMessageResult: ReturnType<typeof CreateMessageResult>
+  readonly Root: ReturnType<typeof Root>
+  readonly ListRootsResult: ReturnType<typeof ListRootsResult>
+  readonly Result: ReturnType<typeof Result>
+  readonly ClientResult: ReturnType<typeof ClientResult>
+  readonly CompleteResult: ReturnType<typeof CompleteResult>
+  readonly ModelHint: ReturnType<typeof ModelHint>
+  readonly ModelPreferences: ReturnType<typeof ModelPreferences>
+  readonly SamplingMessage: ReturnType<typeof SamplingMessage>
+  readonly CreateMessageRequestParams: ReturnType<typeof CreateMessageRequestParams>
+  readonly CreateMessageRequest: ReturnType<typeof CreateMessageRequest>
+  readonly Cursor: ReturnType<typeof Cursor>
+  readonly EmptyResult: ReturnType<typeof EmptyResult>
+  readonly PromptMessage: ReturnType<typeof PromptMessage>
+  readonly GetPromptResult: ReturnType<typeof GetPromptResult>
+  readonly ServerCapabilities: ReturnType<typeof ServerCapabilities>
+  readonly InitializeResult: ReturnType<typeof InitializeResult>
+  readonly JSONRPCError: ReturnType<typeof JSONRPCError>
+  readonly JSONRPCNotification: ReturnType<typeof JSONRPCNotification>
+  readonly JSONRPCRequest: ReturnType<typeof JSONRPCRequest>
+  readonly JSONRPCResponse: ReturnType<typeof JSONRPCResponse>
+  readonly JSONRPCMessage: ReturnType<typeof JSONRPCMessage>
+  readonly PromptArgument: ReturnType<typeof PromptArgument>
+  readonly Prompt: ReturnType<typeof Prompt>
+  readonly ListPromptsResult: ReturnType<typeof ListPromptsResult>
+  readonly ResourceTemplate: ReturnType<typeof ResourceTemplate>
+  readonly ListResourceTemplatesResult: ReturnType<typeof ListResourceTemplatesResult>
+  readonly Resource: ReturnType<typeof Resource>
+  readonly ListResourcesResult: ReturnType<typeof ListResourcesResult>
+  readonly ListRootsRequestParams: ReturnType<typeof ListRootsRequestParams>
+  readonly ListRootsRequest: ReturnType<typeof ListRootsRequest>
+  readonly Tool: ReturnType<typeof Tool>
+  readonly ListToolsResult: ReturnType<typeof ListToolsResult>
+  readonly LoggingMessageNotificationParams: ReturnType<typeof LoggingMessageNotificationParams>
+  readonly LoggingMessageNotification: ReturnType<typeof LoggingMessageNotification>
+  readonly Notification: ReturnType<typeof Notification>
+  readonly PaginatedRequest: ReturnType<typeof PaginatedRequest>
+  readonly PaginatedResult: ReturnType<typeof PaginatedResult>
+  readonly PromptListChangedNotificationParams: ReturnType<typeof PromptListChangedNotificationParams>
+  readonly PromptListChangedNotification: ReturnType<typeof PromptListChangedNotification>
+  readonly ReadResourceResult: ReturnType<typeof ReadResourceResult>
+  readonly Request: ReturnType<typeof Request>
+  readonly ResourceContents: ReturnType<typeof ResourceContents>
+  readonly ResourceListChangedNotificationParams: ReturnType<typeof ResourceListChangedNotificationParams>
+  readonly ResourceListChangedNotification: ReturnType<typeof ResourceListChangedNotification>
+  readonly ResourceUpdatedNotificationParams: ReturnType<typeof ResourceUpdatedNotificationParams>
+  readonly ResourceUpdatedNotification: ReturnType<typeof ResourceUpdatedNotification>
+  readonly ToolListChangedNotificationParams: ReturnType<typeof ToolListChangedNotificationParams>
+  readonly ToolListChangedNotification: ReturnType<typeof ToolListChangedNotification>
+  readonly ServerNotification: ReturnType<typeof ServerNotification>
+  readonly ServerRequest: ReturnType<typeof ServerRequest>
+  readonly ServerResult: ReturnType<typeof ServerResult>
+} = {
+  get Role() {
+    return Role()
+  },
+  get Annotated() {
+    return Annotated()
+  },
+  get BlobResourceContents() {
+    return BlobResourceContents()
+  },
+  get ProgressToken() {
+    return ProgressToken()
+  },
+  get CallToolRequestParams() {
+    return CallToolRequestParams()
+  },
+  get CallToolRequest() {
+    return CallToolRequest()
+  },
+  get TextResourceContents() {
+    return TextResourceContents()
+  },
+  get EmbeddedResource() {
+    return EmbeddedResource()
+  },
+  get ImageContent() {
+    return ImageContent()
+  },
+  get TextContent() {
+    return TextContent()
+  },
+  get CallToolResult() {
+    return CallToolResult()
+  },
+  get RequestId() {
+    return RequestId()
+  },
+  get CancelledNotificationParams() {
+    return CancelledNotificationParams()
+  },
+  get CancelledNotification() {
+    return CancelledNotification()
+  },
+  get ClientCapabilities() {
+    return ClientCapabilities()
+  },
+  get InitializedNotificationParams() {
+    return InitializedNotificationParams()
+  },
+  get InitializedNotification() {
+    return InitializedNotification()
+  },
+  get ProgressNotificationParams() {
+    return ProgressNotificationParams()
+  },
+  get ProgressNotification() {
+    return ProgressNotification()
+  },
+  get RootsListChangedNotificationParams() {
+    return RootsListChangedNotificationParams()
+  },
+  get RootsListChangedNotification() {
+    return RootsListChangedNotification()
+  },
+  get ClientNotification() {
+    return ClientNotification()
+  },
+  get PromptReference() {
+    return PromptReference()
+  },
+  get ResourceReference() {
+    return ResourceReference()
+  },
+  get CompleteRequestParams() {
+    return CompleteRequestParams()
+  },
+  get CompleteRequest() {
+    return CompleteRequest()
+  },
+  get GetPromptRequestParams() {
+    return GetPromptRequestParams()
+  },
+  get GetPromptRequest() {
+    return GetPromptRequest()
+  },
+  get Implementation() {
+    return Implementation()
+  },
+  get InitializeRequestParams() {
+    return InitializeRequestParams()
+  },
+  get InitializeRequest() {
+    return InitializeRequest()
+  },
+  get ListPromptsRequestParams() {
+    return ListPromptsRequestParams()
+  },
+  get ListPromptsRequest() {
+    return ListPromptsRequest()
+  },
+  get ListResourceTemplatesRequestParams() {
+    return ListResourceTemplatesRequestParams()
+  },
+  get ListResourceTemplatesRequest() {
+    return ListResourceTemplatesRequest()
+  },
+  get ListResourcesRequestParams() {
+    return ListResourcesRequestParams()
+  },
+  get ListResourcesRequest() {
+    return ListResourcesRequest()
+  },
+  get ListToolsRequestParams() {
+    return ListToolsRequestParams()
+  },
+  get ListToolsRequest() {
+    return ListToolsRequest()
+  },
+  get PingRequestParams() {
+    return PingRequestParams()
+  },
+  get PingRequest() {
+    return PingRequest()
+  },
+  get ReadResourceRequestParams() {
+    return ReadResourceRequestParams()
+  },
+  get ReadResourceRequest() {
+    return ReadResourceRequest()
+  },
+  get LoggingLevel() {
+    return LoggingLevel()
+  },
+  get SetLevelRequestParams() {
+    return SetLevelRequestParams()
+  },
+  get SetLevelRequest() {
+    return SetLevelRequest()
+  },
+  get SubscribeRequestParams() {
+    return SubscribeRequestParams()
+  },
+  get SubscribeRequest() {
+    return SubscribeRequest()
+  },
+  get UnsubscribeRequestParams() {
+    return UnsubscribeRequestParams()
+  },
+  get UnsubscribeRequest() {
+    return UnsubscribeRequest()
+  },
+  get ClientRequest() {
+    return ClientRequest()
+  },
+  get CreateMessageResult() {
+    return CreateMessageResult()
+  },
+  get Root() {
+    return Root()
+  },
+  get ListRootsResult() {
+    return ListRootsResult()
+  },
+  get Result() {
+    return Result()
+  },
+  get ClientResult() {
+    return ClientResult()
+  },
+  get CompleteResult() {
+    return CompleteResult()
+  },
+  get ModelHint() {
+    return ModelHint()
+  },
+  get ModelPreferences() {
+    return ModelPreferences()
+  },
+  get SamplingMessage() {
+    return SamplingMessage()
+  },
+  get CreateMessageRequestParams() {
+    return CreateMessageRequestParams()
+  },
+  get CreateMessageRequest() {
+    return CreateMessageRequest()
+  },
+  get Cursor() {
+    return Cursor()
+  },
+  get EmptyResult() {
+    return EmptyResult()
+  },
+  get PromptMessage() {
+    return PromptMessage()
+  },
+  get GetPromptResult() {
+    return GetPromptResult()
+  },
+  get ServerCapabilities() {
+    return ServerCapabilities()
+  },
+  get InitializeResult() {
+    return InitializeResult()
+  },
+  get JSONRPCError() {
+    return JSONRPCError()
+  },
+  get JSONRPCNotification() {
+    return JSONRPCNotification()
+  },
+  get JSONRPCRequest() {
+    return JSONRPCRequest()
+  },
+  get JSONRPCResponse() {
+    return JSONRPCResponse()
+  },
+  get JSONRPCMessage() {
+    return JSONRPCMessage()
+  },
+  get PromptArgument() {
+    return PromptArgument()
+  },
+  get Prompt() {
+    return Prompt()
+  },
+  get ListPromptsResult() {
+    return ListPromptsResult()
+  },
+  get ResourceTemplate() {
+    return ResourceTemplate()
+  },
+  get ListResourceTemplatesResult() {
+    return ListResourceTemplatesResult()
+  },
+  get Resource() {
+    return Resource()
+  },
+  get ListResourcesResult() {
+    return ListResourcesResult()
+  },
+  get ListRootsRequestParams() {
+    return ListRootsRequestParams()
+  },
+  get ListRootsRequest() {
+    return ListRootsRequest()
+  },
+  get Tool() {
+    return Tool()
+  },
+  get ListToolsResult() {
+    return ListToolsResult()
+  },
+  get LoggingMessageNotificationParams() {
+    return LoggingMessageNotificationParams()
+  },
+  get LoggingMessageNotification() {
+    return LoggingMessageNotification()
+  },
+  get Notification() {
+    return Notification()
+  },
+  get PaginatedRequest() {
+    return PaginatedRequest()
+  },
+  get PaginatedResult() {
+    return PaginatedResult()
+  },
+  get PromptListChangedNotificationParams() {
+    return PromptListChangedNotificationParams()
+  },
+  get PromptListChangedNotification() {
+    return PromptListChangedNotification()
+  },
+  get ReadResourceResult() {
+    return ReadResourceResult()
+  },
+  get Request() {
+    return Request()
+  },
+  get ResourceContents() {
+    return ResourceContents()
+  },
+  get ResourceListChangedNotificationParams() {
+    return ResourceListChangedNotificationParams()
+  },
+  get ResourceListChangedNotification() {
+    return ResourceListChangedNotification()
+  },
+  get ResourceUpdatedNotificationParams() {
+    return ResourceUpdatedNotificationParams()
+  },
+  get ResourceUpdatedNotification() {
+    return ResourceUpdatedNotification()
+  },
+  get ToolListChangedNotificationParams() {
+    return ToolListChangedNotificationParams()
+  },
+  get ToolListChangedNotification() {
+    return ToolListChangedNotification()
+  },
+  get ServerNotification() {
+    return ServerNotification()
+  },
+  get ServerRequest() {
+    return ServerRequest()
+  },
+  get ServerResult() {
+    return ServerResult()
+  }
+}

@@ -5,792 +5,1092 @@
  */
 import * as Schema from "effect/Schema"
 import * as Formats from "../internal/formats.js"
+import { lazily } from "../internal/lazily.js"
 
+const Role = lazily(() => Schema.Literal("assistant", "user"))
 /** The `Role` type. */
-export const Role = Schema.Literal("assistant", "user")
-/** The `Role` type. */
-export type Role = typeof Role.Type
-const shared1 = Schema.optionalWith(Schema.String, { exact: true })
-const shared2 = Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1))
-const shared3 = Schema.optionalWith(shared2, { exact: true })
+export type Role = ReturnType<typeof Role>["Type"]
+const shared1 = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
+const shared2 = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
+const shared3 = lazily(() => Schema.optionalWith(shared2(), { exact: true }))
+const Annotations = lazily(() => Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role()), { exact: true }), lastModified: shared1(), priority: shared3() }))
 /** The `Annotations` type. */
-export const Annotations = Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), lastModified: shared1, priority: shared3 })
-/** The `Annotations` type. */
-export type Annotations = typeof Annotations.Type
-const shared4 = Schema.optionalWith(Formats.OpenAnyJson, { exact: true })
-const shared5 = Schema.optionalWith(Annotations, { exact: true })
+export type Annotations = ReturnType<typeof Annotations>["Type"]
+const shared4 = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
+const shared5 = lazily(() => Schema.optionalWith(Annotations(), { exact: true }))
+const AudioContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") }))
 /** The `AudioContent` type. */
-export const AudioContent = Schema.Struct({ _meta: shared4, annotations: shared5, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") })
-/** The `AudioContent` type. */
-export type AudioContent = typeof AudioContent.Type
+export type AudioContent = ReturnType<typeof AudioContent>["Type"]
+const BaseMetadata = lazily(() => Schema.Struct({ name: Schema.String, title: shared1() }))
 /** The `BaseMetadata` type. */
-export const BaseMetadata = Schema.Struct({ name: Schema.String, title: shared1 })
-/** The `BaseMetadata` type. */
-export type BaseMetadata = typeof BaseMetadata.Type
+export type BaseMetadata = ReturnType<typeof BaseMetadata>["Type"]
+const BlobResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), blob: Formats.Base64, mimeType: shared1(), uri: Formats.Uri }))
 /** The `BlobResourceContents` type. */
-export const BlobResourceContents = Schema.Struct({ _meta: shared4, blob: Formats.Base64, mimeType: shared1, uri: Formats.Uri })
-/** The `BlobResourceContents` type. */
-export type BlobResourceContents = typeof BlobResourceContents.Type
-const shared6 = Schema.optionalWith(Schema.Boolean, { exact: true })
+export type BlobResourceContents = ReturnType<typeof BlobResourceContents>["Type"]
+const shared6 = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
+const BooleanSchema = lazily(() => Schema.Struct({ default: shared6(), description: shared1(), title: shared1(), type: Schema.Literal("boolean") }))
 /** The `BooleanSchema` type. */
-export const BooleanSchema = Schema.Struct({ default: shared6, description: shared1, title: shared1, type: Schema.Literal("boolean") })
-/** The `BooleanSchema` type. */
-export type BooleanSchema = typeof BooleanSchema.Type
+export type BooleanSchema = ReturnType<typeof BooleanSchema>["Type"]
+const ProgressToken = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `ProgressToken` type. */
-export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
-/** The `ProgressToken` type. */
-export type ProgressToken = typeof ProgressToken.Type
-const shared7 = Schema.optionalWith(Schema.Int, { exact: true })
+export type ProgressToken = ReturnType<typeof ProgressToken>["Type"]
+const shared7 = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
+const TaskMetadata = lazily(() => Schema.Struct({ ttl: shared7() }))
 /** The `TaskMetadata` type. */
-export const TaskMetadata = Schema.Struct({ ttl: shared7 })
-/** The `TaskMetadata` type. */
-export type TaskMetadata = typeof TaskMetadata.Type
-const shared8 = Schema.optionalWith(ProgressToken, { exact: true })
-const shared9 = Schema.Struct({ progressToken: shared8 }, Formats.AnyJsonRecord)
-const shared10 = Schema.optionalWith(shared9, { exact: true })
-const shared11 = Schema.optionalWith(TaskMetadata, { exact: true })
+export type TaskMetadata = ReturnType<typeof TaskMetadata>["Type"]
+const shared8 = lazily(() => Schema.optionalWith(ProgressToken(), { exact: true }))
+const shared9 = lazily(() => Schema.Struct({ progressToken: shared8() }, Formats.AnyJsonRecord))
+const shared10 = lazily(() => Schema.optionalWith(shared9(), { exact: true }))
+const shared11 = lazily(() => Schema.optionalWith(TaskMetadata(), { exact: true }))
+const CallToolRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), arguments: shared4(), name: Schema.String, task: shared11(), inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `CallToolRequestParams` type. */
-export const CallToolRequestParams = Schema.Struct({ _meta: shared10, arguments: shared4, name: Schema.String, task: shared11, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
-/** The `CallToolRequestParams` type. */
-export type CallToolRequestParams = typeof CallToolRequestParams.Type
+export type CallToolRequestParams = ReturnType<typeof CallToolRequestParams>["Type"]
+const RequestId = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `RequestId` type. */
-export const RequestId = Schema.Union(Schema.String, Schema.Int)
-/** The `RequestId` type. */
-export type RequestId = typeof RequestId.Type
-const shared12 = Schema.Literal("2.0")
+export type RequestId = ReturnType<typeof RequestId>["Type"]
+const shared12 = lazily(() => Schema.Literal("2.0"))
+const CallToolRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
 /** The `CallToolRequest` type. */
-export const CallToolRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tools/call"), params: CallToolRequestParams })
-/** The `CallToolRequest` type. */
-export type CallToolRequest = typeof CallToolRequest.Type
+export type CallToolRequest = ReturnType<typeof CallToolRequest>["Type"]
+const TextResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), text: Schema.String, uri: Formats.Uri }))
 /** The `TextResourceContents` type. */
-export const TextResourceContents = Schema.Struct({ _meta: shared4, mimeType: shared1, text: Schema.String, uri: Formats.Uri })
-/** The `TextResourceContents` type. */
-export type TextResourceContents = typeof TextResourceContents.Type
-const shared13 = Schema.Union(TextResourceContents, BlobResourceContents)
+export type TextResourceContents = ReturnType<typeof TextResourceContents>["Type"]
+const shared13 = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
+const EmbeddedResource = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), resource: shared13(), type: Schema.Literal("resource") }))
 /** The `EmbeddedResource` type. */
-export const EmbeddedResource = Schema.Struct({ _meta: shared4, annotations: shared5, resource: shared13, type: Schema.Literal("resource") })
-/** The `EmbeddedResource` type. */
-export type EmbeddedResource = typeof EmbeddedResource.Type
+export type EmbeddedResource = ReturnType<typeof EmbeddedResource>["Type"]
+const ImageContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") }))
 /** The `ImageContent` type. */
-export const ImageContent = Schema.Struct({ _meta: shared4, annotations: shared5, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") })
-/** The `ImageContent` type. */
-export type ImageContent = typeof ImageContent.Type
-const shared14 = Schema.Array(Schema.String)
-const shared15 = Schema.optionalWith(shared14, { exact: true })
+export type ImageContent = ReturnType<typeof ImageContent>["Type"]
+const shared14 = lazily(() => Schema.Array(Schema.String))
+const shared15 = lazily(() => Schema.optionalWith(shared14(), { exact: true }))
+const Icon = lazily(() => Schema.Struct({ mimeType: shared1(), sizes: shared15(), src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) }))
 /** The `Icon` type. */
-export const Icon = Schema.Struct({ mimeType: shared1, sizes: shared15, src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) })
-/** The `Icon` type. */
-export type Icon = typeof Icon.Type
-const shared16 = Schema.Array(Icon)
-const shared17 = Schema.optionalWith(shared16, { exact: true })
+export type Icon = ReturnType<typeof Icon>["Type"]
+const shared16 = lazily(() => Schema.Array(Icon()))
+const shared17 = lazily(() => Schema.optionalWith(shared16(), { exact: true }))
+const ResourceLink = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared17(), mimeType: shared1(), name: Schema.String, size: shared7(), title: shared1(), type: Schema.Literal("resource_link"), uri: Formats.Uri }))
 /** The `ResourceLink` type. */
-export const ResourceLink = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared17, mimeType: shared1, name: Schema.String, size: shared7, title: shared1, type: Schema.Literal("resource_link"), uri: Formats.Uri })
-/** The `ResourceLink` type. */
-export type ResourceLink = typeof ResourceLink.Type
+export type ResourceLink = ReturnType<typeof ResourceLink>["Type"]
+const TextContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), text: Schema.String, type: Schema.Literal("text") }))
 /** The `TextContent` type. */
-export const TextContent = Schema.Struct({ _meta: shared4, annotations: shared5, text: Schema.String, type: Schema.Literal("text") })
-/** The `TextContent` type. */
-export type TextContent = typeof TextContent.Type
+export type TextContent = ReturnType<typeof TextContent>["Type"]
+const ContentBlock = lazily(() => Schema.Union(ImageContent(), AudioContent(), ResourceLink(), TextContent(), EmbeddedResource()))
 /** The `ContentBlock` type. */
-export const ContentBlock = Schema.Union(ImageContent, AudioContent, ResourceLink, TextContent, EmbeddedResource)
-/** The `ContentBlock` type. */
-export type ContentBlock = typeof ContentBlock.Type
-const shared18 = Schema.Array(ContentBlock)
+export type ContentBlock = ReturnType<typeof ContentBlock>["Type"]
+const shared18 = lazily(() => Schema.Array(ContentBlock()))
+const CallToolResult = lazily(() => Schema.Struct({ _meta: shared4(), content: shared18(), isError: shared6(), structuredContent: shared4(), resultType: Formats.Foreign }))
 /** The `CallToolResult` type. */
-export const CallToolResult = Schema.Struct({ _meta: shared4, content: shared18, isError: shared6, structuredContent: shared4, resultType: Formats.Foreign })
-/** The `CallToolResult` type. */
-export type CallToolResult = typeof CallToolResult.Type
+export type CallToolResult = ReturnType<typeof CallToolResult>["Type"]
+const CancelTaskRequestParams = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `CancelTaskRequestParams` type. */
-export const CancelTaskRequestParams = Schema.Struct({ taskId: Schema.String })
-/** The `CancelTaskRequestParams` type. */
-export type CancelTaskRequestParams = typeof CancelTaskRequestParams.Type
+export type CancelTaskRequestParams = ReturnType<typeof CancelTaskRequestParams>["Type"]
+const CancelTaskRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/cancel"), params: CancelTaskRequestParams() }))
 /** The `CancelTaskRequest` type. */
-export const CancelTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tasks/cancel"), params: CancelTaskRequestParams })
-/** The `CancelTaskRequest` type. */
-export type CancelTaskRequest = typeof CancelTaskRequest.Type
+export type CancelTaskRequest = ReturnType<typeof CancelTaskRequest>["Type"]
+const Result = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
 /** The `Result` type. */
-export const Result = Schema.Struct({ _meta: shared4 }, Formats.AnyJsonRecord)
-/** The `Result` type. */
-export type Result = typeof Result.Type
+export type Result = ReturnType<typeof Result>["Type"]
+const TaskStatus = lazily(() => Schema.Literal("cancelled", "completed", "failed", "input_required", "working"))
 /** The `TaskStatus` type. */
-export const TaskStatus = Schema.Literal("cancelled", "completed", "failed", "input_required", "working")
-/** The `TaskStatus` type. */
-export type TaskStatus = typeof TaskStatus.Type
-const shared19 = Schema.Union(Schema.Int, Schema.Null)
+export type TaskStatus = ReturnType<typeof TaskStatus>["Type"]
+const shared19 = lazily(() => Schema.Union(Schema.Int, Schema.Null))
+const Task = lazily(() => Schema.Struct({ createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }))
 /** The `Task` type. */
-export const Task = Schema.Struct({ createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7, status: TaskStatus, statusMessage: shared1, taskId: Schema.String, ttl: shared19 })
-/** The `Task` type. */
-export type Task = typeof Task.Type
+export type Task = ReturnType<typeof Task>["Type"]
+const CancelTaskResult = lazily(() => Schema.Struct({ _meta: shared4(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }, Formats.AnyJsonRecord))
 /** The `CancelTaskResult` type. */
-export const CancelTaskResult = Schema.Struct({ _meta: shared4, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7, status: TaskStatus, statusMessage: shared1, taskId: Schema.String, ttl: shared19 }, Formats.AnyJsonRecord)
-/** The `CancelTaskResult` type. */
-export type CancelTaskResult = typeof CancelTaskResult.Type
-const shared20 = Schema.optionalWith(RequestId, { exact: true })
+export type CancelTaskResult = ReturnType<typeof CancelTaskResult>["Type"]
+const shared20 = lazily(() => Schema.optionalWith(RequestId(), { exact: true }))
+const CancelledNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), reason: shared1(), requestId: shared20() }))
 /** The `CancelledNotificationParams` type. */
-export const CancelledNotificationParams = Schema.Struct({ _meta: shared4, reason: shared1, requestId: shared20 })
-/** The `CancelledNotificationParams` type. */
-export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
+export type CancelledNotificationParams = ReturnType<typeof CancelledNotificationParams>["Type"]
+const CancelledNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams() }))
 /** The `CancelledNotification` type. */
-export const CancelledNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams })
-/** The `CancelledNotification` type. */
-export type CancelledNotification = typeof CancelledNotification.Type
-const shared21 = Formats.OpenObject(Formats.OpenAnyJson)
-const shared22 = Schema.optionalWith(shared21, { exact: true })
-const shared23 = Schema.Struct({ listChanged: shared6 })
-const shared24 = Schema.optionalWith(shared23, { exact: true })
+export type CancelledNotification = ReturnType<typeof CancelledNotification>["Type"]
+const shared21 = lazily(() => Formats.OpenObject(Formats.OpenAnyJson))
+const shared22 = lazily(() => Schema.optionalWith(shared21(), { exact: true }))
+const shared23 = lazily(() => Schema.Struct({ listChanged: shared6() }))
+const shared24 = lazily(() => Schema.optionalWith(shared23(), { exact: true }))
+const ClientCapabilities = lazily(() => Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: shared4(), url: shared4() }), { exact: true }), experimental: shared22(), roots: shared24(), sampling: Schema.optionalWith(Schema.Struct({ context: shared4(), tools: shared4() }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared4(), list: shared4(), requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: shared4() }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: shared4() }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: Formats.Foreign }))
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: shared4, url: shared4 }), { exact: true }), experimental: shared22, roots: shared24, sampling: Schema.optionalWith(Schema.Struct({ context: shared4, tools: shared4 }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared4, list: shared4, requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: shared4 }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: shared4 }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: Formats.Foreign })
-/** The `ClientCapabilities` type. */
-export type ClientCapabilities = typeof ClientCapabilities.Type
+export type ClientCapabilities = ReturnType<typeof ClientCapabilities>["Type"]
+const NotificationParams = lazily(() => Schema.Struct({ _meta: shared4() }))
 /** The `NotificationParams` type. */
-export const NotificationParams = Schema.Struct({ _meta: shared4 })
-/** The `NotificationParams` type. */
-export type NotificationParams = typeof NotificationParams.Type
-const shared25 = Schema.optionalWith(NotificationParams, { exact: true })
+export type NotificationParams = ReturnType<typeof NotificationParams>["Type"]
+const shared25 = lazily(() => Schema.optionalWith(NotificationParams(), { exact: true }))
+const InitializedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/initialized"), params: shared25() }))
 /** The `InitializedNotification` type. */
-export const InitializedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/initialized"), params: shared25 })
-/** The `InitializedNotification` type. */
-export type InitializedNotification = typeof InitializedNotification.Type
-const shared26 = Schema.optionalWith(Formats.JsonNumber, { exact: true })
+export type InitializedNotification = ReturnType<typeof InitializedNotification>["Type"]
+const shared26 = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
+const ProgressNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), message: shared1(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared26() }))
 /** The `ProgressNotificationParams` type. */
-export const ProgressNotificationParams = Schema.Struct({ _meta: shared4, message: shared1, progress: Formats.JsonNumber, progressToken: ProgressToken, total: shared26 })
-/** The `ProgressNotificationParams` type. */
-export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
+export type ProgressNotificationParams = ReturnType<typeof ProgressNotificationParams>["Type"]
+const ProgressNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
 /** The `ProgressNotification` type. */
-export const ProgressNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams })
-/** The `ProgressNotification` type. */
-export type ProgressNotification = typeof ProgressNotification.Type
+export type ProgressNotification = ReturnType<typeof ProgressNotification>["Type"]
+const RootsListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/roots/list_changed"), params: shared25() }))
 /** The `RootsListChangedNotification` type. */
-export const RootsListChangedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/roots/list_changed"), params: shared25 })
-/** The `RootsListChangedNotification` type. */
-export type RootsListChangedNotification = typeof RootsListChangedNotification.Type
+export type RootsListChangedNotification = ReturnType<typeof RootsListChangedNotification>["Type"]
+const TaskStatusNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }))
 /** The `TaskStatusNotificationParams` type. */
-export const TaskStatusNotificationParams = Schema.Struct({ _meta: shared4, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7, status: TaskStatus, statusMessage: shared1, taskId: Schema.String, ttl: shared19 })
-/** The `TaskStatusNotificationParams` type. */
-export type TaskStatusNotificationParams = typeof TaskStatusNotificationParams.Type
+export type TaskStatusNotificationParams = ReturnType<typeof TaskStatusNotificationParams>["Type"]
+const TaskStatusNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/tasks/status"), params: TaskStatusNotificationParams() }))
 /** The `TaskStatusNotification` type. */
-export const TaskStatusNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/tasks/status"), params: TaskStatusNotificationParams })
-/** The `TaskStatusNotification` type. */
-export type TaskStatusNotification = typeof TaskStatusNotification.Type
+export type TaskStatusNotification = ReturnType<typeof TaskStatusNotification>["Type"]
+const ClientNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), TaskStatusNotification(), InitializedNotification(), RootsListChangedNotification()))
 /** The `ClientNotification` type. */
-export const ClientNotification = Schema.Union(CancelledNotification, ProgressNotification, TaskStatusNotification, InitializedNotification, RootsListChangedNotification)
-/** The `ClientNotification` type. */
-export type ClientNotification = typeof ClientNotification.Type
+export type ClientNotification = ReturnType<typeof ClientNotification>["Type"]
+const PromptReference = lazily(() => Schema.Struct({ name: Schema.String, title: shared1(), type: Schema.Literal("ref/prompt") }))
 /** The `PromptReference` type. */
-export const PromptReference = Schema.Struct({ name: Schema.String, title: shared1, type: Schema.Literal("ref/prompt") })
-/** The `PromptReference` type. */
-export type PromptReference = typeof PromptReference.Type
+export type PromptReference = ReturnType<typeof PromptReference>["Type"]
+const ResourceTemplateReference = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
 /** The `ResourceTemplateReference` type. */
-export const ResourceTemplateReference = Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate })
-/** The `ResourceTemplateReference` type. */
-export type ResourceTemplateReference = typeof ResourceTemplateReference.Type
-const shared27 = Formats.OpenObject(Schema.String)
-const shared28 = Schema.optionalWith(shared27, { exact: true })
+export type ResourceTemplateReference = ReturnType<typeof ResourceTemplateReference>["Type"]
+const shared27 = lazily(() => Formats.OpenObject(Schema.String))
+const shared28 = lazily(() => Schema.optionalWith(shared27(), { exact: true }))
+const CompleteRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared28() }), { exact: true }), ref: Schema.Union(PromptReference(), ResourceTemplateReference()) }))
 /** The `CompleteRequestParams` type. */
-export const CompleteRequestParams = Schema.Struct({ _meta: shared10, argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared28 }), { exact: true }), ref: Schema.Union(PromptReference, ResourceTemplateReference) })
-/** The `CompleteRequestParams` type. */
-export type CompleteRequestParams = typeof CompleteRequestParams.Type
+export type CompleteRequestParams = ReturnType<typeof CompleteRequestParams>["Type"]
+const CompleteRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
 /** The `CompleteRequest` type. */
-export const CompleteRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("completion/complete"), params: CompleteRequestParams })
-/** The `CompleteRequest` type. */
-export type CompleteRequest = typeof CompleteRequest.Type
+export type CompleteRequest = ReturnType<typeof CompleteRequest>["Type"]
+const GetPromptRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), arguments: shared28(), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `GetPromptRequestParams` type. */
-export const GetPromptRequestParams = Schema.Struct({ _meta: shared10, arguments: shared28, name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
-/** The `GetPromptRequestParams` type. */
-export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
+export type GetPromptRequestParams = ReturnType<typeof GetPromptRequestParams>["Type"]
+const GetPromptRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
 /** The `GetPromptRequest` type. */
-export const GetPromptRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("prompts/get"), params: GetPromptRequestParams })
-/** The `GetPromptRequest` type. */
-export type GetPromptRequest = typeof GetPromptRequest.Type
+export type GetPromptRequest = ReturnType<typeof GetPromptRequest>["Type"]
+const GetTaskPayloadRequestParams = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `GetTaskPayloadRequestParams` type. */
-export const GetTaskPayloadRequestParams = Schema.Struct({ taskId: Schema.String })
-/** The `GetTaskPayloadRequestParams` type. */
-export type GetTaskPayloadRequestParams = typeof GetTaskPayloadRequestParams.Type
+export type GetTaskPayloadRequestParams = ReturnType<typeof GetTaskPayloadRequestParams>["Type"]
+const GetTaskPayloadRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/result"), params: GetTaskPayloadRequestParams() }))
 /** The `GetTaskPayloadRequest` type. */
-export const GetTaskPayloadRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tasks/result"), params: GetTaskPayloadRequestParams })
-/** The `GetTaskPayloadRequest` type. */
-export type GetTaskPayloadRequest = typeof GetTaskPayloadRequest.Type
+export type GetTaskPayloadRequest = ReturnType<typeof GetTaskPayloadRequest>["Type"]
+const GetTaskRequestParams = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `GetTaskRequestParams` type. */
-export const GetTaskRequestParams = Schema.Struct({ taskId: Schema.String })
-/** The `GetTaskRequestParams` type. */
-export type GetTaskRequestParams = typeof GetTaskRequestParams.Type
+export type GetTaskRequestParams = ReturnType<typeof GetTaskRequestParams>["Type"]
+const GetTaskRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/get"), params: GetTaskRequestParams() }))
 /** The `GetTaskRequest` type. */
-export const GetTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tasks/get"), params: GetTaskRequestParams })
-/** The `GetTaskRequest` type. */
-export type GetTaskRequest = typeof GetTaskRequest.Type
+export type GetTaskRequest = ReturnType<typeof GetTaskRequest>["Type"]
+const Implementation = lazily(() => Schema.Struct({ description: shared1(), icons: shared17(), name: Schema.String, title: shared1(), version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) }))
 /** The `Implementation` type. */
-export const Implementation = Schema.Struct({ description: shared1, icons: shared17, name: Schema.String, title: shared1, version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) })
-/** The `Implementation` type. */
-export type Implementation = typeof Implementation.Type
+export type Implementation = ReturnType<typeof Implementation>["Type"]
+const InitializeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), capabilities: ClientCapabilities(), clientInfo: Implementation(), protocolVersion: Schema.String }))
 /** The `InitializeRequestParams` type. */
-export const InitializeRequestParams = Schema.Struct({ _meta: shared10, capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
-/** The `InitializeRequestParams` type. */
-export type InitializeRequestParams = typeof InitializeRequestParams.Type
+export type InitializeRequestParams = ReturnType<typeof InitializeRequestParams>["Type"]
+const InitializeRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("initialize"), params: InitializeRequestParams() }))
 /** The `InitializeRequest` type. */
-export const InitializeRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("initialize"), params: InitializeRequestParams })
-/** The `InitializeRequest` type. */
-export type InitializeRequest = typeof InitializeRequest.Type
+export type InitializeRequest = ReturnType<typeof InitializeRequest>["Type"]
+const PaginatedRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared1() }))
 /** The `PaginatedRequestParams` type. */
-export const PaginatedRequestParams = Schema.Struct({ _meta: shared10, cursor: shared1 })
-/** The `PaginatedRequestParams` type. */
-export type PaginatedRequestParams = typeof PaginatedRequestParams.Type
-const shared29 = Schema.optionalWith(PaginatedRequestParams, { exact: true })
+export type PaginatedRequestParams = ReturnType<typeof PaginatedRequestParams>["Type"]
+const shared29 = lazily(() => Schema.optionalWith(PaginatedRequestParams(), { exact: true }))
+const ListPromptsRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("prompts/list"), params: shared29() }))
 /** The `ListPromptsRequest` type. */
-export const ListPromptsRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("prompts/list"), params: shared29 })
-/** The `ListPromptsRequest` type. */
-export type ListPromptsRequest = typeof ListPromptsRequest.Type
+export type ListPromptsRequest = ReturnType<typeof ListPromptsRequest>["Type"]
+const ListResourceTemplatesRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/templates/list"), params: shared29() }))
 /** The `ListResourceTemplatesRequest` type. */
-export const ListResourceTemplatesRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("resources/templates/list"), params: shared29 })
-/** The `ListResourceTemplatesRequest` type. */
-export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
+export type ListResourceTemplatesRequest = ReturnType<typeof ListResourceTemplatesRequest>["Type"]
+const ListResourcesRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/list"), params: shared29() }))
 /** The `ListResourcesRequest` type. */
-export const ListResourcesRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("resources/list"), params: shared29 })
-/** The `ListResourcesRequest` type. */
-export type ListResourcesRequest = typeof ListResourcesRequest.Type
+export type ListResourcesRequest = ReturnType<typeof ListResourcesRequest>["Type"]
+const ListTasksRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/list"), params: shared29() }))
 /** The `ListTasksRequest` type. */
-export const ListTasksRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tasks/list"), params: shared29 })
-/** The `ListTasksRequest` type. */
-export type ListTasksRequest = typeof ListTasksRequest.Type
+export type ListTasksRequest = ReturnType<typeof ListTasksRequest>["Type"]
+const ListToolsRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tools/list"), params: shared29() }))
 /** The `ListToolsRequest` type. */
-export const ListToolsRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("tools/list"), params: shared29 })
-/** The `ListToolsRequest` type. */
-export type ListToolsRequest = typeof ListToolsRequest.Type
+export type ListToolsRequest = ReturnType<typeof ListToolsRequest>["Type"]
+const RequestParams = lazily(() => Schema.Struct({ _meta: shared10() }))
 /** The `RequestParams` type. */
-export const RequestParams = Schema.Struct({ _meta: shared10 })
-/** The `RequestParams` type. */
-export type RequestParams = typeof RequestParams.Type
-const shared30 = Schema.optionalWith(RequestParams, { exact: true })
+export type RequestParams = ReturnType<typeof RequestParams>["Type"]
+const shared30 = lazily(() => Schema.optionalWith(RequestParams(), { exact: true }))
+const PingRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("ping"), params: shared30() }))
 /** The `PingRequest` type. */
-export const PingRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("ping"), params: shared30 })
-/** The `PingRequest` type. */
-export type PingRequest = typeof PingRequest.Type
+export type PingRequest = ReturnType<typeof PingRequest>["Type"]
+const ReadResourceRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `ReadResourceRequestParams` type. */
-export const ReadResourceRequestParams = Schema.Struct({ _meta: shared10, uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign })
-/** The `ReadResourceRequestParams` type. */
-export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
+export type ReadResourceRequestParams = ReturnType<typeof ReadResourceRequestParams>["Type"]
+const ReadResourceRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
 /** The `ReadResourceRequest` type. */
-export const ReadResourceRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("resources/read"), params: ReadResourceRequestParams })
-/** The `ReadResourceRequest` type. */
-export type ReadResourceRequest = typeof ReadResourceRequest.Type
+export type ReadResourceRequest = ReturnType<typeof ReadResourceRequest>["Type"]
+const LoggingLevel = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
 /** The `LoggingLevel` type. */
-export const LoggingLevel = Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning")
-/** The `LoggingLevel` type. */
-export type LoggingLevel = typeof LoggingLevel.Type
+export type LoggingLevel = ReturnType<typeof LoggingLevel>["Type"]
+const SetLevelRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), level: LoggingLevel() }))
 /** The `SetLevelRequestParams` type. */
-export const SetLevelRequestParams = Schema.Struct({ _meta: shared10, level: LoggingLevel })
-/** The `SetLevelRequestParams` type. */
-export type SetLevelRequestParams = typeof SetLevelRequestParams.Type
+export type SetLevelRequestParams = ReturnType<typeof SetLevelRequestParams>["Type"]
+const SetLevelRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams() }))
 /** The `SetLevelRequest` type. */
-export const SetLevelRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams })
-/** The `SetLevelRequest` type. */
-export type SetLevelRequest = typeof SetLevelRequest.Type
+export type SetLevelRequest = ReturnType<typeof SetLevelRequest>["Type"]
+const SubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
 /** The `SubscribeRequestParams` type. */
-export const SubscribeRequestParams = Schema.Struct({ _meta: shared10, uri: Formats.Uri })
-/** The `SubscribeRequestParams` type. */
-export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
+export type SubscribeRequestParams = ReturnType<typeof SubscribeRequestParams>["Type"]
+const SubscribeRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams() }))
 /** The `SubscribeRequest` type. */
-export const SubscribeRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams })
-/** The `SubscribeRequest` type. */
-export type SubscribeRequest = typeof SubscribeRequest.Type
+export type SubscribeRequest = ReturnType<typeof SubscribeRequest>["Type"]
+const UnsubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
 /** The `UnsubscribeRequestParams` type. */
-export const UnsubscribeRequestParams = Schema.Struct({ _meta: shared10, uri: Formats.Uri })
-/** The `UnsubscribeRequestParams` type. */
-export type UnsubscribeRequestParams = typeof UnsubscribeRequestParams.Type
+export type UnsubscribeRequestParams = ReturnType<typeof UnsubscribeRequestParams>["Type"]
+const UnsubscribeRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams() }))
 /** The `UnsubscribeRequest` type. */
-export const UnsubscribeRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams })
-/** The `UnsubscribeRequest` type. */
-export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
+export type UnsubscribeRequest = ReturnType<typeof UnsubscribeRequest>["Type"]
+const ClientRequest = lazily(() => Schema.Union(InitializeRequest(), ReadResourceRequest(), SubscribeRequest(), UnsubscribeRequest(), GetPromptRequest(), CallToolRequest(), GetTaskRequest(), GetTaskPayloadRequest(), CancelTaskRequest(), SetLevelRequest(), CompleteRequest(), PingRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ListPromptsRequest(), ListToolsRequest(), ListTasksRequest()))
 /** The `ClientRequest` type. */
-export const ClientRequest = Schema.Union(InitializeRequest, ReadResourceRequest, SubscribeRequest, UnsubscribeRequest, GetPromptRequest, CallToolRequest, GetTaskRequest, GetTaskPayloadRequest, CancelTaskRequest, SetLevelRequest, CompleteRequest, PingRequest, ListResourcesRequest, ListResourceTemplatesRequest, ListPromptsRequest, ListToolsRequest, ListTasksRequest)
-/** The `ClientRequest` type. */
-export type ClientRequest = typeof ClientRequest.Type
+export type ClientRequest = ReturnType<typeof ClientRequest>["Type"]
+const ToolResultContent = lazily(() => Schema.Struct({ _meta: shared4(), content: shared18(), isError: shared6(), structuredContent: shared4(), toolUseId: Schema.String, type: Schema.Literal("tool_result") }))
 /** The `ToolResultContent` type. */
-export const ToolResultContent = Schema.Struct({ _meta: shared4, content: shared18, isError: shared6, structuredContent: shared4, toolUseId: Schema.String, type: Schema.Literal("tool_result") })
-/** The `ToolResultContent` type. */
-export type ToolResultContent = typeof ToolResultContent.Type
+export type ToolResultContent = ReturnType<typeof ToolResultContent>["Type"]
+const ToolUseContent = lazily(() => Schema.Struct({ _meta: shared4(), id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") }))
 /** The `ToolUseContent` type. */
-export const ToolUseContent = Schema.Struct({ _meta: shared4, id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") })
-/** The `ToolUseContent` type. */
-export type ToolUseContent = typeof ToolUseContent.Type
+export type ToolUseContent = ReturnType<typeof ToolUseContent>["Type"]
+const SamplingMessageContentBlock = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent()))
 /** The `SamplingMessageContentBlock` type. */
-export const SamplingMessageContentBlock = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent)
-/** The `SamplingMessageContentBlock` type. */
-export type SamplingMessageContentBlock = typeof SamplingMessageContentBlock.Type
-const shared31 = Schema.Array(SamplingMessageContentBlock)
-const shared32 = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent, shared31)
+export type SamplingMessageContentBlock = ReturnType<typeof SamplingMessageContentBlock>["Type"]
+const shared31 = lazily(() => Schema.Array(SamplingMessageContentBlock()))
+const shared32 = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent(), shared31()))
+const CreateMessageResult = lazily(() => Schema.Struct({ _meta: shared4(), content: shared32(), model: Schema.String, role: Role(), stopReason: shared1() }))
 /** The `CreateMessageResult` type. */
-export const CreateMessageResult = Schema.Struct({ _meta: shared4, content: shared32, model: Schema.String, role: Role, stopReason: shared1 })
-/** The `CreateMessageResult` type. */
-export type CreateMessageResult = typeof CreateMessageResult.Type
+export type CreateMessageResult = ReturnType<typeof CreateMessageResult>["Type"]
+const ElicitResult = lazily(() => Schema.Struct({ _meta: shared4(), action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(shared14(), Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }) }))
 /** The `ElicitResult` type. */
-export const ElicitResult = Schema.Struct({ _meta: shared4, action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(shared14, Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }) })
-/** The `ElicitResult` type. */
-export type ElicitResult = typeof ElicitResult.Type
+export type ElicitResult = ReturnType<typeof ElicitResult>["Type"]
+const GetTaskPayloadResult = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
 /** The `GetTaskPayloadResult` type. */
-export const GetTaskPayloadResult = Schema.Struct({ _meta: shared4 }, Formats.AnyJsonRecord)
-/** The `GetTaskPayloadResult` type. */
-export type GetTaskPayloadResult = typeof GetTaskPayloadResult.Type
+export type GetTaskPayloadResult = ReturnType<typeof GetTaskPayloadResult>["Type"]
+const GetTaskResult = lazily(() => Schema.Struct({ _meta: shared4(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }, Formats.AnyJsonRecord))
 /** The `GetTaskResult` type. */
-export const GetTaskResult = Schema.Struct({ _meta: shared4, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7, status: TaskStatus, statusMessage: shared1, taskId: Schema.String, ttl: shared19 }, Formats.AnyJsonRecord)
-/** The `GetTaskResult` type. */
-export type GetTaskResult = typeof GetTaskResult.Type
+export type GetTaskResult = ReturnType<typeof GetTaskResult>["Type"]
+const Root = lazily(() => Schema.Struct({ _meta: shared4(), name: shared1(), uri: Formats.Uri }))
 /** The `Root` type. */
-export const Root = Schema.Struct({ _meta: shared4, name: shared1, uri: Formats.Uri })
-/** The `Root` type. */
-export type Root = typeof Root.Type
+export type Root = ReturnType<typeof Root>["Type"]
+const ListRootsResult = lazily(() => Schema.Struct({ _meta: shared4(), roots: Schema.Array(Root()) }))
 /** The `ListRootsResult` type. */
-export const ListRootsResult = Schema.Struct({ _meta: shared4, roots: Schema.Array(Root) })
-/** The `ListRootsResult` type. */
-export type ListRootsResult = typeof ListRootsResult.Type
+export type ListRootsResult = ReturnType<typeof ListRootsResult>["Type"]
+const ListTasksResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), tasks: Schema.Array(Task()) }))
 /** The `ListTasksResult` type. */
-export const ListTasksResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, tasks: Schema.Array(Task) })
-/** The `ListTasksResult` type. */
-export type ListTasksResult = typeof ListTasksResult.Type
+export type ListTasksResult = ReturnType<typeof ListTasksResult>["Type"]
+const ClientResult = lazily(() => Schema.Union(GetTaskResult(), CancelTaskResult(), CreateMessageResult(), ListTasksResult(), ListRootsResult(), ElicitResult(), Result(), GetTaskPayloadResult()))
 /** The `ClientResult` type. */
-export const ClientResult = Schema.Union(GetTaskResult, CancelTaskResult, CreateMessageResult, ListTasksResult, ListRootsResult, ElicitResult, Result, GetTaskPayloadResult)
-/** The `ClientResult` type. */
-export type ClientResult = typeof ClientResult.Type
+export type ClientResult = ReturnType<typeof ClientResult>["Type"]
+const CompleteResult = lazily(() => Schema.Struct({ _meta: shared4(), completion: Schema.Struct({ hasMore: shared6(), total: shared7(), values: shared14() }), resultType: Formats.Foreign }))
 /** The `CompleteResult` type. */
-export const CompleteResult = Schema.Struct({ _meta: shared4, completion: Schema.Struct({ hasMore: shared6, total: shared7, values: shared14 }), resultType: Formats.Foreign })
-/** The `CompleteResult` type. */
-export type CompleteResult = typeof CompleteResult.Type
+export type CompleteResult = ReturnType<typeof CompleteResult>["Type"]
+const ModelHint = lazily(() => Schema.Struct({ name: shared1() }))
 /** The `ModelHint` type. */
-export const ModelHint = Schema.Struct({ name: shared1 })
-/** The `ModelHint` type. */
-export type ModelHint = typeof ModelHint.Type
+export type ModelHint = ReturnType<typeof ModelHint>["Type"]
+const ModelPreferences = lazily(() => Schema.Struct({ costPriority: shared3(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared3(), speedPriority: shared3() }))
 /** The `ModelPreferences` type. */
-export const ModelPreferences = Schema.Struct({ costPriority: shared3, hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: shared3, speedPriority: shared3 })
-/** The `ModelPreferences` type. */
-export type ModelPreferences = typeof ModelPreferences.Type
+export type ModelPreferences = ReturnType<typeof ModelPreferences>["Type"]
+const SamplingMessage = lazily(() => Schema.Struct({ _meta: shared4(), content: shared32(), role: Role() }))
 /** The `SamplingMessage` type. */
-export const SamplingMessage = Schema.Struct({ _meta: shared4, content: shared32, role: Role })
-/** The `SamplingMessage` type. */
-export type SamplingMessage = typeof SamplingMessage.Type
+export type SamplingMessage = ReturnType<typeof SamplingMessage>["Type"]
+const ToolAnnotations = lazily(() => Schema.Struct({ destructiveHint: shared6(), idempotentHint: shared6(), openWorldHint: shared6(), readOnlyHint: shared6(), title: shared1() }))
 /** The `ToolAnnotations` type. */
-export const ToolAnnotations = Schema.Struct({ destructiveHint: shared6, idempotentHint: shared6, openWorldHint: shared6, readOnlyHint: shared6, title: shared1 })
-/** The `ToolAnnotations` type. */
-export type ToolAnnotations = typeof ToolAnnotations.Type
+export type ToolAnnotations = ReturnType<typeof ToolAnnotations>["Type"]
+const ToolExecution = lazily(() => Schema.Struct({ taskSupport: Schema.optionalWith(Schema.Literal("forbidden", "optional", "required"), { exact: true }) }))
 /** The `ToolExecution` type. */
-export const ToolExecution = Schema.Struct({ taskSupport: Schema.optionalWith(Schema.Literal("forbidden", "optional", "required"), { exact: true }) })
-/** The `ToolExecution` type. */
-export type ToolExecution = typeof ToolExecution.Type
-const shared33 = Schema.Literal("object")
-const shared34 = Schema.Struct({ $schema: shared1, properties: shared22, required: shared15, type: shared33 })
+export type ToolExecution = ReturnType<typeof ToolExecution>["Type"]
+const shared33 = lazily(() => Schema.Literal("object"))
+const shared34 = lazily(() => Schema.Struct({ $schema: shared1(), properties: shared22(), required: shared15(), type: shared33() }))
+const Tool = lazily(() => Schema.Struct({ _meta: shared4(), annotations: Schema.optionalWith(ToolAnnotations(), { exact: true }), description: shared1(), execution: Schema.optionalWith(ToolExecution(), { exact: true }), icons: shared17(), inputSchema: shared34(), name: Schema.String, outputSchema: Schema.optionalWith(shared34(), { exact: true }), title: shared1() }))
 /** The `Tool` type. */
-export const Tool = Schema.Struct({ _meta: shared4, annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: shared1, execution: Schema.optionalWith(ToolExecution, { exact: true }), icons: shared17, inputSchema: shared34, name: Schema.String, outputSchema: Schema.optionalWith(shared34, { exact: true }), title: shared1 })
-/** The `Tool` type. */
-export type Tool = typeof Tool.Type
+export type Tool = ReturnType<typeof Tool>["Type"]
+const ToolChoice = lazily(() => Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) }))
 /** The `ToolChoice` type. */
-export const ToolChoice = Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) })
-/** The `ToolChoice` type. */
-export type ToolChoice = typeof ToolChoice.Type
-const shared35 = Schema.Array(Tool)
+export type ToolChoice = ReturnType<typeof ToolChoice>["Type"]
+const shared35 = lazily(() => Schema.Array(Tool()))
+const CreateMessageRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared4(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared15(), systemPrompt: shared1(), task: shared11(), temperature: shared26(), toolChoice: Schema.optionalWith(ToolChoice(), { exact: true }), tools: Schema.optionalWith(shared35(), { exact: true }) }))
 /** The `CreateMessageRequestParams` type. */
-export const CreateMessageRequestParams = Schema.Struct({ _meta: shared10, includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: shared4, modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: shared15, systemPrompt: shared1, task: shared11, temperature: shared26, toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(shared35, { exact: true }) })
-/** The `CreateMessageRequestParams` type. */
-export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
+export type CreateMessageRequestParams = ReturnType<typeof CreateMessageRequestParams>["Type"]
+const CreateMessageRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
 /** The `CreateMessageRequest` type. */
-export const CreateMessageRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams })
-/** The `CreateMessageRequest` type. */
-export type CreateMessageRequest = typeof CreateMessageRequest.Type
+export type CreateMessageRequest = ReturnType<typeof CreateMessageRequest>["Type"]
+const CreateTaskResult = lazily(() => Schema.Struct({ _meta: shared4(), task: Task() }))
 /** The `CreateTaskResult` type. */
-export const CreateTaskResult = Schema.Struct({ _meta: shared4, task: Task })
-/** The `CreateTaskResult` type. */
-export type CreateTaskResult = typeof CreateTaskResult.Type
+export type CreateTaskResult = ReturnType<typeof CreateTaskResult>["Type"]
+const Cursor = lazily(() => Schema.String)
 /** The `Cursor` type. */
-export const Cursor = Schema.String
-/** The `Cursor` type. */
-export type Cursor = typeof Cursor.Type
-const shared36 = Schema.Literal("string")
+export type Cursor = ReturnType<typeof Cursor>["Type"]
+const shared36 = lazily(() => Schema.Literal("string"))
+const LegacyTitledEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared14(), enumNames: shared15(), title: shared1(), type: shared36() }))
 /** The `LegacyTitledEnumSchema` type. */
-export const LegacyTitledEnumSchema = Schema.Struct({ default: shared1, description: shared1, enum: shared14, enumNames: shared15, title: shared1, type: shared36 })
-/** The `LegacyTitledEnumSchema` type. */
-export type LegacyTitledEnumSchema = typeof LegacyTitledEnumSchema.Type
+export type LegacyTitledEnumSchema = ReturnType<typeof LegacyTitledEnumSchema>["Type"]
+const NumberSchema = lazily(() => Schema.Struct({ default: shared26(), description: shared1(), maximum: shared26(), minimum: shared26(), title: shared1(), type: Schema.Literal("integer", "number") }))
 /** The `NumberSchema` type. */
-export const NumberSchema = Schema.Struct({ default: shared26, description: shared1, maximum: shared26, minimum: shared26, title: shared1, type: Schema.Literal("integer", "number") })
-/** The `NumberSchema` type. */
-export type NumberSchema = typeof NumberSchema.Type
+export type NumberSchema = ReturnType<typeof NumberSchema>["Type"]
+const StringSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared7(), minLength: shared7(), title: shared1(), type: shared36() }))
 /** The `StringSchema` type. */
-export const StringSchema = Schema.Struct({ default: shared1, description: shared1, format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared7, minLength: shared7, title: shared1, type: shared36 })
-/** The `StringSchema` type. */
-export type StringSchema = typeof StringSchema.Type
-const shared37 = Schema.Struct({ const: Schema.String, title: Schema.String })
-const shared38 = Schema.Array(shared37)
-const shared39 = Schema.Literal("array")
+export type StringSchema = ReturnType<typeof StringSchema>["Type"]
+const shared37 = lazily(() => Schema.Struct({ const: Schema.String, title: Schema.String }))
+const shared38 = lazily(() => Schema.Array(shared37()))
+const shared39 = lazily(() => Schema.Literal("array"))
+const TitledMultiSelectEnumSchema = lazily(() => Schema.Struct({ default: shared15(), description: shared1(), items: Schema.Struct({ anyOf: shared38() }), maxItems: shared7(), minItems: shared7(), title: shared1(), type: shared39() }))
 /** The `TitledMultiSelectEnumSchema` type. */
-export const TitledMultiSelectEnumSchema = Schema.Struct({ default: shared15, description: shared1, items: Schema.Struct({ anyOf: shared38 }), maxItems: shared7, minItems: shared7, title: shared1, type: shared39 })
-/** The `TitledMultiSelectEnumSchema` type. */
-export type TitledMultiSelectEnumSchema = typeof TitledMultiSelectEnumSchema.Type
+export type TitledMultiSelectEnumSchema = ReturnType<typeof TitledMultiSelectEnumSchema>["Type"]
+const TitledSingleSelectEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), oneOf: shared38(), title: shared1(), type: shared36() }))
 /** The `TitledSingleSelectEnumSchema` type. */
-export const TitledSingleSelectEnumSchema = Schema.Struct({ default: shared1, description: shared1, oneOf: shared38, title: shared1, type: shared36 })
-/** The `TitledSingleSelectEnumSchema` type. */
-export type TitledSingleSelectEnumSchema = typeof TitledSingleSelectEnumSchema.Type
+export type TitledSingleSelectEnumSchema = ReturnType<typeof TitledSingleSelectEnumSchema>["Type"]
+const UntitledMultiSelectEnumSchema = lazily(() => Schema.Struct({ default: shared15(), description: shared1(), items: Schema.Struct({ enum: shared14(), type: shared36() }), maxItems: shared7(), minItems: shared7(), title: shared1(), type: shared39() }))
 /** The `UntitledMultiSelectEnumSchema` type. */
-export const UntitledMultiSelectEnumSchema = Schema.Struct({ default: shared15, description: shared1, items: Schema.Struct({ enum: shared14, type: shared36 }), maxItems: shared7, minItems: shared7, title: shared1, type: shared39 })
-/** The `UntitledMultiSelectEnumSchema` type. */
-export type UntitledMultiSelectEnumSchema = typeof UntitledMultiSelectEnumSchema.Type
+export type UntitledMultiSelectEnumSchema = ReturnType<typeof UntitledMultiSelectEnumSchema>["Type"]
+const UntitledSingleSelectEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared14(), title: shared1(), type: shared36() }))
 /** The `UntitledSingleSelectEnumSchema` type. */
-export const UntitledSingleSelectEnumSchema = Schema.Struct({ default: shared1, description: shared1, enum: shared14, title: shared1, type: shared36 })
-/** The `UntitledSingleSelectEnumSchema` type. */
-export type UntitledSingleSelectEnumSchema = typeof UntitledSingleSelectEnumSchema.Type
+export type UntitledSingleSelectEnumSchema = ReturnType<typeof UntitledSingleSelectEnumSchema>["Type"]
+const PrimitiveSchemaDefinition = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema(), StringSchema(), NumberSchema(), BooleanSchema()))
 /** The `PrimitiveSchemaDefinition` type. */
-export const PrimitiveSchemaDefinition = Schema.Union(UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema, StringSchema, NumberSchema, BooleanSchema)
-/** The `PrimitiveSchemaDefinition` type. */
-export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
+export type PrimitiveSchemaDefinition = ReturnType<typeof PrimitiveSchemaDefinition>["Type"]
+const ElicitRequestFormParams = lazily(() => Schema.Struct({ _meta: shared10(), message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared1(), properties: Formats.OpenObject(PrimitiveSchemaDefinition()), required: shared15(), type: shared33() }), task: shared11() }))
 /** The `ElicitRequestFormParams` type. */
-export const ElicitRequestFormParams = Schema.Struct({ _meta: shared10, message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared1, properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: shared15, type: shared33 }), task: shared11 })
-/** The `ElicitRequestFormParams` type. */
-export type ElicitRequestFormParams = typeof ElicitRequestFormParams.Type
+export type ElicitRequestFormParams = ReturnType<typeof ElicitRequestFormParams>["Type"]
+const ElicitRequestURLParams = lazily(() => Schema.Struct({ _meta: shared10(), elicitationId: Schema.String, message: Schema.String, mode: Schema.Literal("url"), task: shared11(), url: Formats.Uri }))
 /** The `ElicitRequestURLParams` type. */
-export const ElicitRequestURLParams = Schema.Struct({ _meta: shared10, elicitationId: Schema.String, message: Schema.String, mode: Schema.Literal("url"), task: shared11, url: Formats.Uri })
-/** The `ElicitRequestURLParams` type. */
-export type ElicitRequestURLParams = typeof ElicitRequestURLParams.Type
+export type ElicitRequestURLParams = ReturnType<typeof ElicitRequestURLParams>["Type"]
+const ElicitRequestParams = lazily(() => Schema.Union(ElicitRequestURLParams(), ElicitRequestFormParams()))
 /** The `ElicitRequestParams` type. */
-export const ElicitRequestParams = Schema.Union(ElicitRequestURLParams, ElicitRequestFormParams)
-/** The `ElicitRequestParams` type. */
-export type ElicitRequestParams = typeof ElicitRequestParams.Type
+export type ElicitRequestParams = ReturnType<typeof ElicitRequestParams>["Type"]
+const ElicitRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("elicitation/create"), params: ElicitRequestParams() }))
 /** The `ElicitRequest` type. */
-export const ElicitRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("elicitation/create"), params: ElicitRequestParams })
-/** The `ElicitRequest` type. */
-export type ElicitRequest = typeof ElicitRequest.Type
+export type ElicitRequest = ReturnType<typeof ElicitRequest>["Type"]
+const ElicitationCompleteNotificationParams = lazily(() => Schema.Struct({ elicitationId: Schema.String }))
 /** The `ElicitationCompleteNotificationParams` type. */
-export const ElicitationCompleteNotificationParams = Schema.Struct({ elicitationId: Schema.String })
-/** The `ElicitationCompleteNotificationParams` type. */
-export type ElicitationCompleteNotificationParams = typeof ElicitationCompleteNotificationParams.Type
+export type ElicitationCompleteNotificationParams = ReturnType<typeof ElicitationCompleteNotificationParams>["Type"]
+const ElicitationCompleteNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/elicitation/complete"), params: ElicitationCompleteNotificationParams() }))
 /** The `ElicitationCompleteNotification` type. */
-export const ElicitationCompleteNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/elicitation/complete"), params: ElicitationCompleteNotificationParams })
-/** The `ElicitationCompleteNotification` type. */
-export type ElicitationCompleteNotification = typeof ElicitationCompleteNotification.Type
+export type ElicitationCompleteNotification = ReturnType<typeof ElicitationCompleteNotification>["Type"]
+const EmptyResult = lazily(() => Result())
 /** The `EmptyResult` type. */
-export const EmptyResult = Result
-/** The `EmptyResult` type. */
-export type EmptyResult = typeof EmptyResult.Type
+export type EmptyResult = ReturnType<typeof EmptyResult>["Type"]
+const EnumSchema = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema()))
 /** The `EnumSchema` type. */
-export const EnumSchema = Schema.Union(UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema)
-/** The `EnumSchema` type. */
-export type EnumSchema = typeof EnumSchema.Type
+export type EnumSchema = ReturnType<typeof EnumSchema>["Type"]
+const Error = lazily(() => Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }))
 /** The `Error` type. */
-export const Error = Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String })
-/** The `Error` type. */
-export type Error = typeof Error.Type
+export type Error = ReturnType<typeof Error>["Type"]
+const PromptMessage = lazily(() => Schema.Struct({ content: ContentBlock(), role: Role() }))
 /** The `PromptMessage` type. */
-export const PromptMessage = Schema.Struct({ content: ContentBlock, role: Role })
-/** The `PromptMessage` type. */
-export type PromptMessage = typeof PromptMessage.Type
+export type PromptMessage = ReturnType<typeof PromptMessage>["Type"]
+const GetPromptResult = lazily(() => Schema.Struct({ _meta: shared4(), description: shared1(), messages: Schema.Array(PromptMessage()), resultType: Formats.Foreign }))
 /** The `GetPromptResult` type. */
-export const GetPromptResult = Schema.Struct({ _meta: shared4, description: shared1, messages: Schema.Array(PromptMessage), resultType: Formats.Foreign })
-/** The `GetPromptResult` type. */
-export type GetPromptResult = typeof GetPromptResult.Type
+export type GetPromptResult = ReturnType<typeof GetPromptResult>["Type"]
+const Icons = lazily(() => Schema.Struct({ icons: shared17() }))
 /** The `Icons` type. */
-export const Icons = Schema.Struct({ icons: shared17 })
-/** The `Icons` type. */
-export type Icons = typeof Icons.Type
+export type Icons = ReturnType<typeof Icons>["Type"]
+const ServerCapabilities = lazily(() => Schema.Struct({ completions: shared4(), experimental: shared22(), logging: shared4(), prompts: shared24(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6(), subscribe: shared6() }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared4(), list: shared4(), requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: shared4() }), { exact: true }) }), { exact: true }) }), { exact: true }), tools: shared24(), extensions: Formats.Foreign }))
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ completions: shared4, experimental: shared22, logging: shared4, prompts: shared24, resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6, subscribe: shared6 }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared4, list: shared4, requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: shared4 }), { exact: true }) }), { exact: true }) }), { exact: true }), tools: shared24, extensions: Formats.Foreign })
-/** The `ServerCapabilities` type. */
-export type ServerCapabilities = typeof ServerCapabilities.Type
+export type ServerCapabilities = ReturnType<typeof ServerCapabilities>["Type"]
+const InitializeResult = lazily(() => Schema.Struct({ _meta: shared4(), capabilities: ServerCapabilities(), instructions: shared1(), protocolVersion: Schema.String, serverInfo: Implementation() }))
 /** The `InitializeResult` type. */
-export const InitializeResult = Schema.Struct({ _meta: shared4, capabilities: ServerCapabilities, instructions: shared1, protocolVersion: Schema.String, serverInfo: Implementation })
-/** The `InitializeResult` type. */
-export type InitializeResult = typeof InitializeResult.Type
+export type InitializeResult = ReturnType<typeof InitializeResult>["Type"]
+const JSONRPCErrorResponse = lazily(() => Schema.Struct({ error: Error(), id: shared20(), jsonrpc: shared12() }))
 /** The `JSONRPCErrorResponse` type. */
-export const JSONRPCErrorResponse = Schema.Struct({ error: Error, id: shared20, jsonrpc: shared12 })
-/** The `JSONRPCErrorResponse` type. */
-export type JSONRPCErrorResponse = typeof JSONRPCErrorResponse.Type
+export type JSONRPCErrorResponse = ReturnType<typeof JSONRPCErrorResponse>["Type"]
+const JSONRPCNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.String, params: shared4() }))
 /** The `JSONRPCNotification` type. */
-export const JSONRPCNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.String, params: shared4 })
-/** The `JSONRPCNotification` type. */
-export type JSONRPCNotification = typeof JSONRPCNotification.Type
+export type JSONRPCNotification = ReturnType<typeof JSONRPCNotification>["Type"]
+const JSONRPCRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.String, params: shared4() }))
 /** The `JSONRPCRequest` type. */
-export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.String, params: shared4 })
-/** The `JSONRPCRequest` type. */
-export type JSONRPCRequest = typeof JSONRPCRequest.Type
+export type JSONRPCRequest = ReturnType<typeof JSONRPCRequest>["Type"]
+const JSONRPCResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), result: Result() }))
 /** The `JSONRPCResultResponse` type. */
-export const JSONRPCResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared12, result: Result })
-/** The `JSONRPCResultResponse` type. */
-export type JSONRPCResultResponse = typeof JSONRPCResultResponse.Type
+export type JSONRPCResultResponse = ReturnType<typeof JSONRPCResultResponse>["Type"]
+const JSONRPCMessage = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResultResponse(), JSONRPCNotification(), JSONRPCErrorResponse()))
 /** The `JSONRPCMessage` type. */
-export const JSONRPCMessage = Schema.Union(JSONRPCRequest, JSONRPCResultResponse, JSONRPCNotification, JSONRPCErrorResponse)
-/** The `JSONRPCMessage` type. */
-export type JSONRPCMessage = typeof JSONRPCMessage.Type
+export type JSONRPCMessage = ReturnType<typeof JSONRPCMessage>["Type"]
+const JSONRPCResponse = lazily(() => Schema.Union(JSONRPCResultResponse(), JSONRPCErrorResponse()))
 /** The `JSONRPCResponse` type. */
-export const JSONRPCResponse = Schema.Union(JSONRPCResultResponse, JSONRPCErrorResponse)
-/** The `JSONRPCResponse` type. */
-export type JSONRPCResponse = typeof JSONRPCResponse.Type
+export type JSONRPCResponse = ReturnType<typeof JSONRPCResponse>["Type"]
+const PromptArgument = lazily(() => Schema.Struct({ description: shared1(), name: Schema.String, required: shared6(), title: shared1() }))
 /** The `PromptArgument` type. */
-export const PromptArgument = Schema.Struct({ description: shared1, name: Schema.String, required: shared6, title: shared1 })
-/** The `PromptArgument` type. */
-export type PromptArgument = typeof PromptArgument.Type
+export type PromptArgument = ReturnType<typeof PromptArgument>["Type"]
+const Prompt = lazily(() => Schema.Struct({ _meta: shared4(), arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared1(), icons: shared17(), name: Schema.String, title: shared1() }))
 /** The `Prompt` type. */
-export const Prompt = Schema.Struct({ _meta: shared4, arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: shared1, icons: shared17, name: Schema.String, title: shared1 })
-/** The `Prompt` type. */
-export type Prompt = typeof Prompt.Type
+export type Prompt = ReturnType<typeof Prompt>["Type"]
+const ListPromptsResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), prompts: Schema.Array(Prompt()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, prompts: Schema.Array(Prompt), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
-/** The `ListPromptsResult` type. */
-export type ListPromptsResult = typeof ListPromptsResult.Type
+export type ListPromptsResult = ReturnType<typeof ListPromptsResult>["Type"]
+const ResourceTemplate = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared17(), mimeType: shared1(), name: Schema.String, title: shared1(), uriTemplate: Formats.UriTemplate }))
 /** The `ResourceTemplate` type. */
-export const ResourceTemplate = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared17, mimeType: shared1, name: Schema.String, title: shared1, uriTemplate: Formats.UriTemplate })
-/** The `ResourceTemplate` type. */
-export type ResourceTemplate = typeof ResourceTemplate.Type
+export type ResourceTemplate = ReturnType<typeof ResourceTemplate>["Type"]
+const ListResourceTemplatesResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resourceTemplates: Schema.Array(ResourceTemplate()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
-/** The `ListResourceTemplatesResult` type. */
-export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
+export type ListResourceTemplatesResult = ReturnType<typeof ListResourceTemplatesResult>["Type"]
+const Resource = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared17(), mimeType: shared1(), name: Schema.String, size: shared7(), title: shared1(), uri: Formats.Uri }))
 /** The `Resource` type. */
-export const Resource = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared17, mimeType: shared1, name: Schema.String, size: shared7, title: shared1, uri: Formats.Uri })
-/** The `Resource` type. */
-export type Resource = typeof Resource.Type
+export type Resource = ReturnType<typeof Resource>["Type"]
+const ListResourcesResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resources: Schema.Array(Resource()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, resources: Schema.Array(Resource), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
-/** The `ListResourcesResult` type. */
-export type ListResourcesResult = typeof ListResourcesResult.Type
+export type ListResourcesResult = ReturnType<typeof ListResourcesResult>["Type"]
+const ListRootsRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("roots/list"), params: shared30() }))
 /** The `ListRootsRequest` type. */
-export const ListRootsRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.Literal("roots/list"), params: shared30 })
-/** The `ListRootsRequest` type. */
-export type ListRootsRequest = typeof ListRootsRequest.Type
+export type ListRootsRequest = ReturnType<typeof ListRootsRequest>["Type"]
+const ListToolsResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), tools: shared35(), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListToolsResult` type. */
-export const ListToolsResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, tools: shared35, cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
-/** The `ListToolsResult` type. */
-export type ListToolsResult = typeof ListToolsResult.Type
+export type ListToolsResult = ReturnType<typeof ListToolsResult>["Type"]
+const LoggingMessageNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared1() }))
 /** The `LoggingMessageNotificationParams` type. */
-export const LoggingMessageNotificationParams = Schema.Struct({ _meta: shared4, data: Formats.AnyJson, level: LoggingLevel, logger: shared1 })
-/** The `LoggingMessageNotificationParams` type. */
-export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
+export type LoggingMessageNotificationParams = ReturnType<typeof LoggingMessageNotificationParams>["Type"]
+const LoggingMessageNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
 /** The `LoggingMessageNotification` type. */
-export const LoggingMessageNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams })
-/** The `LoggingMessageNotification` type. */
-export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
+export type LoggingMessageNotification = ReturnType<typeof LoggingMessageNotification>["Type"]
+const MultiSelectEnumSchema = lazily(() => Schema.Union(UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema()))
 /** The `MultiSelectEnumSchema` type. */
-export const MultiSelectEnumSchema = Schema.Union(UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema)
-/** The `MultiSelectEnumSchema` type. */
-export type MultiSelectEnumSchema = typeof MultiSelectEnumSchema.Type
+export type MultiSelectEnumSchema = ReturnType<typeof MultiSelectEnumSchema>["Type"]
+const Notification = lazily(() => Schema.Struct({ method: Schema.String, params: shared4() }))
 /** The `Notification` type. */
-export const Notification = Schema.Struct({ method: Schema.String, params: shared4 })
-/** The `Notification` type. */
-export type Notification = typeof Notification.Type
+export type Notification = ReturnType<typeof Notification>["Type"]
+const PaginatedRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.String, params: shared29() }))
 /** The `PaginatedRequest` type. */
-export const PaginatedRequest = Schema.Struct({ id: RequestId, jsonrpc: shared12, method: Schema.String, params: shared29 })
-/** The `PaginatedRequest` type. */
-export type PaginatedRequest = typeof PaginatedRequest.Type
+export type PaginatedRequest = ReturnType<typeof PaginatedRequest>["Type"]
+const PaginatedResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resultType: Formats.Foreign }))
 /** The `PaginatedResult` type. */
-export const PaginatedResult = Schema.Struct({ _meta: shared4, nextCursor: shared1, resultType: Formats.Foreign })
-/** The `PaginatedResult` type. */
-export type PaginatedResult = typeof PaginatedResult.Type
+export type PaginatedResult = ReturnType<typeof PaginatedResult>["Type"]
+const PromptListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/prompts/list_changed"), params: shared25() }))
 /** The `PromptListChangedNotification` type. */
-export const PromptListChangedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/prompts/list_changed"), params: shared25 })
-/** The `PromptListChangedNotification` type. */
-export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
+export type PromptListChangedNotification = ReturnType<typeof PromptListChangedNotification>["Type"]
+const ReadResourceResult = lazily(() => Schema.Struct({ _meta: shared4(), contents: Schema.Array(shared13()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult = Schema.Struct({ _meta: shared4, contents: Schema.Array(shared13), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign })
-/** The `ReadResourceResult` type. */
-export type ReadResourceResult = typeof ReadResourceResult.Type
+export type ReadResourceResult = ReturnType<typeof ReadResourceResult>["Type"]
+const RelatedTaskMetadata = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `RelatedTaskMetadata` type. */
-export const RelatedTaskMetadata = Schema.Struct({ taskId: Schema.String })
-/** The `RelatedTaskMetadata` type. */
-export type RelatedTaskMetadata = typeof RelatedTaskMetadata.Type
+export type RelatedTaskMetadata = ReturnType<typeof RelatedTaskMetadata>["Type"]
+const Request = lazily(() => Schema.Struct({ method: Schema.String, params: shared4() }))
 /** The `Request` type. */
-export const Request = Schema.Struct({ method: Schema.String, params: shared4 })
-/** The `Request` type. */
-export type Request = typeof Request.Type
+export type Request = ReturnType<typeof Request>["Type"]
+const ResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), uri: Formats.Uri }))
 /** The `ResourceContents` type. */
-export const ResourceContents = Schema.Struct({ _meta: shared4, mimeType: shared1, uri: Formats.Uri })
-/** The `ResourceContents` type. */
-export type ResourceContents = typeof ResourceContents.Type
+export type ResourceContents = ReturnType<typeof ResourceContents>["Type"]
+const ResourceListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/resources/list_changed"), params: shared25() }))
 /** The `ResourceListChangedNotification` type. */
-export const ResourceListChangedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/resources/list_changed"), params: shared25 })
-/** The `ResourceListChangedNotification` type. */
-export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
+export type ResourceListChangedNotification = ReturnType<typeof ResourceListChangedNotification>["Type"]
+const ResourceRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
 /** The `ResourceRequestParams` type. */
-export const ResourceRequestParams = Schema.Struct({ _meta: shared10, uri: Formats.Uri })
-/** The `ResourceRequestParams` type. */
-export type ResourceRequestParams = typeof ResourceRequestParams.Type
+export type ResourceRequestParams = ReturnType<typeof ResourceRequestParams>["Type"]
+const ResourceUpdatedNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), uri: Formats.Uri }))
 /** The `ResourceUpdatedNotificationParams` type. */
-export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: shared4, uri: Formats.Uri })
-/** The `ResourceUpdatedNotificationParams` type. */
-export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
+export type ResourceUpdatedNotificationParams = ReturnType<typeof ResourceUpdatedNotificationParams>["Type"]
+const ResourceUpdatedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
 /** The `ResourceUpdatedNotification` type. */
-export const ResourceUpdatedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams })
-/** The `ResourceUpdatedNotification` type. */
-export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
+export type ResourceUpdatedNotification = ReturnType<typeof ResourceUpdatedNotification>["Type"]
+const ToolListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/tools/list_changed"), params: shared25() }))
 /** The `ToolListChangedNotification` type. */
-export const ToolListChangedNotification = Schema.Struct({ jsonrpc: shared12, method: Schema.Literal("notifications/tools/list_changed"), params: shared25 })
-/** The `ToolListChangedNotification` type. */
-export type ToolListChangedNotification = typeof ToolListChangedNotification.Type
+export type ToolListChangedNotification = ReturnType<typeof ToolListChangedNotification>["Type"]
+const ServerNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), ResourceUpdatedNotification(), TaskStatusNotification(), LoggingMessageNotification(), ElicitationCompleteNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
 /** The `ServerNotification` type. */
-export const ServerNotification = Schema.Union(CancelledNotification, ProgressNotification, ResourceUpdatedNotification, TaskStatusNotification, LoggingMessageNotification, ElicitationCompleteNotification, ResourceListChangedNotification, PromptListChangedNotification, ToolListChangedNotification)
-/** The `ServerNotification` type. */
-export type ServerNotification = typeof ServerNotification.Type
+export type ServerNotification = ReturnType<typeof ServerNotification>["Type"]
+const ServerRequest = lazily(() => Schema.Union(GetTaskRequest(), GetTaskPayloadRequest(), CancelTaskRequest(), CreateMessageRequest(), ElicitRequest(), PingRequest(), ListTasksRequest(), ListRootsRequest()))
 /** The `ServerRequest` type. */
-export const ServerRequest = Schema.Union(GetTaskRequest, GetTaskPayloadRequest, CancelTaskRequest, CreateMessageRequest, ElicitRequest, PingRequest, ListTasksRequest, ListRootsRequest)
-/** The `ServerRequest` type. */
-export type ServerRequest = typeof ServerRequest.Type
+export type ServerRequest = ReturnType<typeof ServerRequest>["Type"]
+const ServerResult = lazily(() => Schema.Union(GetTaskResult(), CancelTaskResult(), InitializeResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), GetPromptResult(), ListToolsResult(), CallToolResult(), ListTasksResult(), CompleteResult(), Result(), GetTaskPayloadResult()))
 /** The `ServerResult` type. */
-export const ServerResult = Schema.Union(GetTaskResult, CancelTaskResult, InitializeResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, ListTasksResult, CompleteResult, Result, GetTaskPayloadResult)
-/** The `ServerResult` type. */
-export type ServerResult = typeof ServerResult.Type
+export type ServerResult = ReturnType<typeof ServerResult>["Type"]
+const SingleSelectEnumSchema = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema()))
 /** The `SingleSelectEnumSchema` type. */
-export const SingleSelectEnumSchema = Schema.Union(UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema)
-/** The `SingleSelectEnumSchema` type. */
-export type SingleSelectEnumSchema = typeof SingleSelectEnumSchema.Type
+export type SingleSelectEnumSchema = ReturnType<typeof SingleSelectEnumSchema>["Type"]
+const TaskAugmentedRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), task: shared11() }))
 /** The `TaskAugmentedRequestParams` type. */
-export const TaskAugmentedRequestParams = Schema.Struct({ _meta: shared10, task: shared11 })
-/** The `TaskAugmentedRequestParams` type. */
-export type TaskAugmentedRequestParams = typeof TaskAugmentedRequestParams.Type
+export type TaskAugmentedRequestParams = ReturnType<typeof TaskAugmentedRequestParams>["Type"]
+const URLElicitationRequiredError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32042), data: Schema.Struct({ elicitations: Schema.Array(ElicitRequestURLParams()) }, Formats.AnyJsonRecord), message: Schema.String }), id: shared20(), jsonrpc: shared12() }))
 /** The `URLElicitationRequiredError` type. */
-export const URLElicitationRequiredError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32042), data: Schema.Struct({ elicitations: Schema.Array(ElicitRequestURLParams) }, Formats.AnyJsonRecord), message: Schema.String }), id: shared20, jsonrpc: shared12 })
-/** The `URLElicitationRequiredError` type. */
-export type URLElicitationRequiredError = typeof URLElicitationRequiredError.Type
+export type URLElicitationRequiredError = ReturnType<typeof URLElicitationRequiredError>["Type"]
 
-/** Every definition of this module, by its name in the official schema. */
-export const definitions = {
-  Role,
-  Annotations,
-  AudioContent,
-  BaseMetadata,
-  BlobResourceContents,
-  BooleanSchema,
-  ProgressToken,
-  TaskMetadata,
-  CallToolRequestParams,
-  RequestId,
-  CallToolRequest,
-  TextResourceContents,
-  EmbeddedResource,
-  ImageContent,
-  Icon,
-  ResourceLink,
-  TextContent,
-  ContentBlock,
-  CallToolResult,
-  CancelTaskRequestParams,
-  CancelTaskRequest,
-  Result,
-  TaskStatus,
-  Task,
-  CancelTaskResult,
-  CancelledNotificationParams,
-  CancelledNotification,
-  ClientCapabilities,
-  NotificationParams,
-  InitializedNotification,
-  ProgressNotificationParams,
-  ProgressNotification,
-  RootsListChangedNotification,
-  TaskStatusNotificationParams,
-  TaskStatusNotification,
-  ClientNotification,
-  PromptReference,
-  ResourceTemplateReference,
-  CompleteRequestParams,
-  CompleteRequest,
-  GetPromptRequestParams,
-  GetPromptRequest,
-  GetTaskPayloadRequestParams,
-  GetTaskPayloadRequest,
-  GetTaskRequestParams,
-  GetTaskRequest,
-  Implementation,
-  InitializeRequestParams,
-  InitializeRequest,
-  PaginatedRequestParams,
-  ListPromptsRequest,
-  ListResourceTemplatesRequest,
-  ListResourcesRequest,
-  ListTasksRequest,
-  ListToolsRequest,
-  RequestParams,
-  PingRequest,
-  ReadResourceRequestParams,
-  ReadResourceRequest,
-  LoggingLevel,
-  SetLevelRequestParams,
-  SetLevelRequest,
-  SubscribeRequestParams,
-  SubscribeRequest,
-  UnsubscribeRequestParams,
-  UnsubscribeRequest,
-  ClientRequest,
-  ToolResultContent,
-  ToolUseContent,
-  SamplingMessageContentBlock,
-  CreateMessageResult,
-  ElicitResult,
-  GetTaskPayloadResult,
-  GetTaskResult,
-  Root,
-  ListRootsResult,
-  ListTasksResult,
-  ClientResult,
-  CompleteResult,
-  ModelHint,
-  ModelPreferences,
-  SamplingMessage,
-  ToolAnnotations,
-  ToolExecution,
-  Tool,
-  ToolChoice,
-  CreateMessageRequestParams,
-  CreateMessageRequest,
-  CreateTaskResult,
-  Cursor,
-  LegacyTitledEnumSchema,
-  NumberSchema,
-  StringSchema,
-  TitledMultiSelectEnumSchema,
-  TitledSingleSelectEnumSchema,
-  UntitledMultiSelectEnumSchema,
-  UntitledSingleSelectEnumSchema,
-  PrimitiveSchemaDefinition,
-  ElicitRequestFormParams,
-  ElicitRequestURLParams,
-  ElicitRequestParams,
-  ElicitRequest,
-  ElicitationCompleteNotificationParams,
-  ElicitationCompleteNotification,
-  EmptyResult,
-  EnumSchema,
-  Error,
-  PromptMessage,
-  GetPromptResult,
-  Icons,
-  ServerCapabilities,
-  InitializeResult,
-  JSONRPCErrorResponse,
-  JSONRPCNotification,
-  JSONRPCRequest,
-  JSONRPCResultResponse,
-  JSONRPCMessage,
-  JSONRPCResponse,
-  PromptArgument,
-  Prompt,
-  ListPromptsResult,
-  ResourceTemplate,
-  ListResourceTemplatesResult,
-  Resource,
-  ListResourcesResult,
-  ListRootsRequest,
-  ListToolsResult,
-  LoggingMessageNotificationParams,
-  LoggingMessageNotification,
-  MultiSelectEnumSchema,
-  Notification,
-  PaginatedRequest,
-  PaginatedResult,
-  PromptListChangedNotification,
-  ReadResourceResult,
-  RelatedTaskMetadata,
-  Request,
-  ResourceContents,
-  ResourceListChangedNotification,
-  ResourceRequestParams,
-  ResourceUpdatedNotificationParams,
-  ResourceUpdatedNotification,
-  ToolListChangedNotification,
-  ServerNotification,
-  ServerRequest,
-  ServerResult,
-  SingleSelectEnumSchema,
-  TaskAugmentedRequestParams,
-  URLElicitationRequiredError
-} as const
+/** Every definition of this module, by its name in the official schema: each built when first read. */
+export const definitions: {
+  readonly Role: ReturnType<typeof Role>
+  readonly Annotations: ReturnType<typeof Annotations>
+  readonly AudioContent: ReturnType<typeof AudioContent>
+  readonly BaseMetadata: ReturnType<typeof BaseMetadata>
+  readonly BlobResourceContents: ReturnType<typeof BlobResourceContents>
+  readonly BooleanSchema: ReturnType<typeof BooleanSchema>
+  readonly ProgressToken: ReturnType<typeof ProgressToken>
+  readonly TaskMetadata: ReturnType<typeof TaskMetadata>
+  readonly CallToolRequestParams: ReturnType<typeof CallToolRequestParams>
+  readonly RequestId: ReturnType<typeof RequestId>
+  readonly CallToolRequest: ReturnType<typeof CallToolRequest>
+  readonly TextResourceContents: ReturnType<typeof TextResourceContents>
+  readonly EmbeddedResource: ReturnType<typeof EmbeddedResource>
+  readonly ImageContent: ReturnType<typeof ImageContent>
+  readonly Icon: ReturnType<typeof Icon>
+  readonly ResourceLink: ReturnType<typeof ResourceLink>
+  readonly TextContent: ReturnType<typeof TextContent>
+  readonly ContentBlock: ReturnType<typeof ContentBlock>
+  readonly CallToolResult: ReturnType<typeof CallToolResult>
+  readonly CancelTaskRequestParams: ReturnType<typeof CancelTaskRequestParams>
+  readonly CancelTaskRequest: ReturnType<typeof CancelTaskRequest>
+  readonly Result: ReturnType<typeof Result>
+  readonly TaskStatus: ReturnType<typeof TaskStatus>
+  readonly Task: ReturnType<typeof Task>
+  readonly CancelTaskResult: ReturnType<typeof CancelTaskResult>
+  readonly CancelledNotificationParams: ReturnType<typeof CancelledNotificationParams>
+  readonly CancelledNotification: ReturnType<typeof CancelledNotification>
+  readonly ClientCapabilities: ReturnType<typeof ClientCapabilities>
+  readonly NotificationParams: ReturnType<typeof NotificationParams>
+  readonly InitializedNotification: ReturnType<typeof InitializedNotification>
+  readonly ProgressNotificationParams: ReturnType<typeof ProgressNotificationParams>
+  readonly ProgressNotification: ReturnType<typeof ProgressNotification>
+  readonly RootsListChangedNotification: ReturnType<typeof RootsListChangedNotification>
+  readonly TaskStatusNotificationParams: ReturnType<typeof TaskStatusNotificationParams>
+  readonly TaskStatusNotification: ReturnType<typeof TaskStatusNotification>
+  readonly ClientNotification: ReturnType<typeof ClientNotification>
+  readonly PromptReference: ReturnType<typeof PromptReference>
+  readonly ResourceTemplateReference: ReturnType<typeof ResourceTemplateReference>
+  readonly CompleteRequestParams: ReturnType<typeof CompleteRequestParams>
+  readonly CompleteRequest: ReturnType<typeof CompleteRequest>
+  readonly GetPromptRequestParams: ReturnType<typeof GetPromptRequestParams>
+  readonly GetPromptRequest: ReturnType<typeof GetPromptRequest>
+  readonly GetTaskPayloadRequestParams: ReturnType<typeof GetTaskPayloadRequestParams>
+  readonly GetTaskPayloadRequest: ReturnType<typeof GetTaskPayloadRequest>
+  readonly GetTaskRequestParams: ReturnType<typeof GetTaskRequestParams>
+  readonly GetTaskRequest: ReturnType<typeof GetTaskRequest>
+  readonly Implementation: ReturnType<typeof Implementation>
+  readonly InitializeRequestParams: ReturnType<typeof InitializeRequestParams>
+  readonly InitializeRequest: ReturnType<typeof InitializeRequest>
+  readonly PaginatedRequestParams: ReturnType<typeof PaginatedRequestParams>
+  readonly ListPromptsRequest: ReturnType<typeof ListPromptsRequest>
+  readonly ListResourceTemplatesRequest: ReturnType<typeof ListResourceTemplatesRequest>
+  readonly ListResourcesRequest: ReturnType<typeof ListResourcesRequest>
+  readonly ListTasksRequest: ReturnType<typeof ListTasksRequest>
+  readonly ListToolsRequest: ReturnType<typeof ListToolsRequest>
+  readonly RequestParams: ReturnType<typeof RequestParams>
+  readonly PingRequest: ReturnType<typeof PingRequest>
+  readonly ReadResourceRequestParams: ReturnType<typeof ReadResourceRequestParams>
+  readonly ReadResourceRequest: ReturnType<typeof ReadResourceRequest>
+  readonly LoggingLevel: ReturnType<typeof LoggingLevel>
+  readonly SetLevelRequestParams: ReturnType<typeof SetLevelRequestParams>
+  readonly SetLevelRequest: ReturnType<typeof SetLevelRequest>
+  readonly SubscribeRequestParams: ReturnType<typeof SubscribeRequestParams>
+  readonly SubscribeRequest: ReturnType<typeof SubscribeRequest>
+  readonly UnsubscribeRequestParams: ReturnType<typeof UnsubscribeRequestParams>
+  readonly UnsubscribeRequest: ReturnType<typeof UnsubscribeRequest>
+  readonly ClientRequest: ReturnType<typeof ClientRequest>
+  readonly ToolResultContent: ReturnType<typeof ToolResultContent>
+  readonly ToolUseContent: ReturnType<typeof ToolUseContent>
+  readonly SamplingMessageContentBlock: ReturnType<typeof SamplingMessageContentBlock>
+  readonly CreateMessageResult: ReturnType<typeof CreateMessageResult>
+  readonly ElicitResult: ReturnType<typeof ElicitResult>
+  readonly GetTaskPayloadResult: ReturnType<typeof GetTaskPayloadResult>
+  readonly GetTaskResult: ReturnType<typeof GetTaskResult>
+  readonly Root: ReturnType<typeof Root>
+  readonly ListRootsResult: ReturnType<typeof ListRootsResult>
+  readonly ListTasksResult: ReturnType<typeof ListTasksResult>
+  readonly ClientResult: ReturnType<typeof ClientResult>
+  readonly CompleteResult: ReturnType<typeof CompleteResult>
+  readonly ModelHint: ReturnType<typeof ModelHint>
+  readonly ModelPreferences: ReturnType<typeof ModelPreferences>
+  readonly SamplingMessage: ReturnType<typeof SamplingMessage>
+  readonly ToolAnnotations: ReturnType<typeof ToolAnnotations>
+  readonly ToolExecution: ReturnType<typeof ToolExecution>
+  readonly Tool: ReturnType<typeof Tool>
+  readonly ToolChoice: ReturnType<typeof ToolChoice>
+  readonly CreateMessageRequestParams: ReturnType<typeof CreateMessageRequestParams>
+  readonly CreateMessageRequest: ReturnType<typeof CreateMessageRequest>
+  readonly CreateTaskResult: ReturnType<typeof CreateTaskResult>
+  readonly Cursor: ReturnType<typeof Cursor>
+  readonly LegacyTitledEnumSchema: ReturnType<typeof LegacyTitledEnumSchema>
+  readonly NumberSchema: ReturnType<typeof NumberSchema>
+  readonly StringSchema: ReturnType<typeof StringSchema>
+  readonly TitledMultiSelectEnumSchema: ReturnType<typeof TitledMultiSelectEnumSchema>
+  readonly TitledSingleSelectEnumSchema: ReturnType<typeof TitledSingleSelectEnumSchema>
+  readonly UntitledMultiSelectEnumSchema: ReturnType<typeof UntitledMultiSelectEnumSchema>
+  readonly UntitledSingleSelectEnumSchema: ReturnType<typeof UntitledSingleSelectEnumSchema>
+  readonly PrimitiveSchemaDefinition: ReturnType<typeof PrimitiveSchemaDefinition>
+  readonly ElicitRequestFormParams: ReturnType<typeof ElicitRequestFormParams>
+  readonly ElicitRequestURLParams: ReturnType<typeof ElicitRequestURLParams>
+  readonly ElicitRequestParams: ReturnType<typeof ElicitRequestParams>
+  readonly ElicitRequest: ReturnType<typeof ElicitRequest>
+  readonly ElicitationCompleteNotificationParams: ReturnType<typeof ElicitationCompleteNotificationParams>
+  readonly ElicitationCompleteNotification: ReturnType<typeof ElicitationCompleteNotification>
+  readonly EmptyResult: ReturnType<typeof EmptyResult>
+  readonly EnumSchema: ReturnType<typeof EnumSchema>
+  readonly Error: ReturnType<typeof Error>
+  readonly PromptMessage: ReturnType<typeof PromptMessage>
+  readonly GetPromptResult: ReturnType<typeof GetPromptResult>
+  readonly Icons: ReturnType<typeof Icons>
+  readonly ServerCapabilities: ReturnType<typeof ServerCapabilities>
+  readonly InitializeResult: ReturnType<typeof InitializeResult>
+  readonly JSONRPCErrorResponse: ReturnType<typeof JSONRPCErrorResponse>
+  readonly JSONRPCNotification: ReturnType<typeof JSONRPCNotification>
+  readonly JSONRPCRequest: ReturnType<typeof JSONRPCRequest>
+  readonly JSONRPCResultResponse: ReturnType<typeof JSONRPCResultResponse>
+  readonly JSONRPCMessage: ReturnType<typeof JSONRPCMessage>
+  readonly JSONRPCResponse: ReturnType<typeof JSONRPCResponse>
+  readonly PromptArgument: ReturnType<typeof PromptArgument>
+  readonly Prompt: ReturnType<typeof Prompt>
+  readonly ListPromptsResult: ReturnType<typeof ListPromptsResult>
+  readonly ResourceTemplate: ReturnType<typeof ResourceTemplate>
+  readonly ListResourceTemplatesResult: ReturnType<typeof ListResourceTemplatesResult>
+  readonly Resource: ReturnType<typeof Resource>
+  readonly ListResourcesResult: ReturnType<typeof ListResourcesResult>
+  readonly ListRootsRequest: ReturnType<typeof ListRootsRequest>
+  readonly ListToolsResult: ReturnType<typeof ListToolsResult>
+  readonly LoggingMessageNotificationParams: ReturnType<typeof LoggingMessageNotificationParams>
+  readonly LoggingMessageNotification: ReturnType<typeof LoggingMessageNotification>
+  readonly MultiSelectEnumSchema: ReturnType<typeof MultiSelectEnumSchema>
+  readonly Notification: ReturnType<typeof Notification>
+  readonly PaginatedRequest: ReturnType<typeof PaginatedRequest>
+  readonly PaginatedResult: ReturnType<typeof PaginatedResult>
+  readonly PromptListChangedNotification: ReturnType<typeof PromptListChangedNotification>
+  readonly ReadResourceResult: ReturnType<typeof ReadResourceResult>
+  readonly RelatedTaskMetadata: ReturnType<typeof RelatedTaskMetadata>
+  readonly Request: ReturnType<typeof Request>
+  readonly ResourceContents: ReturnType<typeof ResourceContents>
+  readonly ResourceListChangedNotification: ReturnType<typeof ResourceListChangedNotification>
+  readonly ResourceRequestParams: ReturnType<typeof ResourceRequestParams>
+  readonly ResourceUpdatedNotificationParams: ReturnType<typeof ResourceUpdatedNotificationParams>
+  readonly ResourceUpdatedNotification: ReturnType<typeof ResourceUpdatedNotification>
+  readonly ToolListChangedNotification: ReturnType<typeof ToolListChangedNotification>
+  readonly ServerNotification: ReturnType<typeof ServerNotification>
+  readonly ServerRequest: ReturnType<typeof ServerRequest>
+  readonly ServerResult: ReturnType<typeof ServerResult>
+  readonly SingleSelectEnumSchema: ReturnType<typeof SingleSelectEnumSchema>
+  readonly TaskAugmentedRequestParams: ReturnType<typeof TaskAugmentedRequestParams>
+  readonly URLElicitationRequiredError: ReturnType<typeof URLElicitationRequiredError>
+} = {
+  get Role() {
+    return Role()
+  },
+  get Annotations() {
+    return Annotations()
+  },
+  get AudioContent() {
+    return AudioContent()
+  },
+  get BaseMetadata() {
+    return BaseMetadata()
+  },
+  get BlobResourceContents() {
+    return BlobResourceContents()
+  },
+  get BooleanSchema() {
+    return BooleanSchema()
+  },
+  get ProgressToken() {
+    return ProgressToken()
+  },
+  get TaskMetadata() {
+    return TaskMetadata()
+  },
+  get CallToolRequestParams() {
+    return CallToolRequestParams()
+  },
+  get RequestId() {
+    return RequestId()
+  },
+  get CallToolRequest() {
+    return CallToolRequest()
+  },
+  get TextResourceContents() {
+    return TextResourceContents()
+  },
+  get EmbeddedResource() {
+    return EmbeddedResource()
+  },
+  get ImageContent() {
+    return ImageContent()
+  },
+  get Icon() {
+    return Icon()
+  },
+  get ResourceLink() {
+    return ResourceLink()
+  },
+  get TextContent() {
+    return TextContent()
+  },
+  get ContentBlock() {
+    return ContentBlock()
+  },
+  get CallToolResult() {
+    return CallToolResult()
+  },
+  get CancelTaskRequestParams() {
+    return CancelTaskRequestParams()
+  },
+  get CancelTaskRequest() {
+    return CancelTaskRequest()
+  },
+  get Result() {
+    return Result()
+  },
+  get TaskStatus() {
+    return TaskStatus()
+  },
+  get Task() {
+    return Task()
+  },
+  get CancelTaskResult() {
+    return CancelTaskResult()
+  },
+  get CancelledNotificationParams() {
+    return CancelledNotificationParams()
+  },
+  get CancelledNotification() {
+    return CancelledNotification()
+  },
+  get ClientCapabilities() {
+    return ClientCapabilities()
+  },
+  get NotificationParams() {
+    return NotificationParams()
+  },
+  get InitializedNotification() {
+    return InitializedNotification()
+  },
+  get ProgressNotificationParams() {
+    return ProgressNotificationParams()
+  },
+  get ProgressNotification() {
+    return ProgressNotification()
+  },
+  get RootsListChangedNotification() {
+    return RootsListChangedNotification()
+  },
+  get TaskStatusNotificationParams() {
+    return TaskStatusNotificationParams()
+  },
+  get TaskStatusNotification() {
+    return TaskStatusNotification()
+  },
+  get ClientNotification() {
+    return ClientNotification()
+  },
+  get PromptReference() {
+    return PromptReference()
+  },
+  get ResourceTemplateReference() {
+    return ResourceTemplateReference()
+  },
+  get CompleteRequestParams() {
+    return CompleteRequestParams()
+  },
+  get CompleteRequest() {
+    return CompleteRequest()
+  },
+  get GetPromptRequestParams() {
+    return GetPromptRequestParams()
+  },
+  get GetPromptRequest() {
+    return GetPromptRequest()
+  },
+  get GetTaskPayloadRequestParams() {
+    return GetTaskPayloadRequestParams()
+  },
+  get GetTaskPayloadRequest() {
+    return GetTaskPayloadRequest()
+  },
+  get GetTaskRequestParams() {
+    return GetTaskRequestParams()
+  },
+  get GetTaskRequest() {
+    return GetTaskRequest()
+  },
+  get Implementation() {
+    return Implementation()
+  },
+  get InitializeRequestParams() {
+    return InitializeRequestParams()
+  },
+  get InitializeRequest() {
+    return InitializeRequest()
+  },
+  get PaginatedRequestParams() {
+    return PaginatedRequestParams()
+  },
+  get ListPromptsRequest() {
+    return ListPromptsRequest()
+  },
+  get ListResourceTemplatesRequest() {
+    return ListResourceTemplatesRequest()
+  },
+  get ListResourcesRequest() {
+    return ListResourcesRequest()
+  },
+  get ListTasksRequest() {
+    return ListTasksRequest()
+  },
+  get ListToolsRequest() {
+    return ListToolsRequest()
+  },
+  get RequestParams() {
+    return RequestParams()
+  },
+  get PingRequest() {
+    return PingRequest()
+  },
+  get ReadResourceRequestParams() {
+    return ReadResourceRequestParams()
+  },
+  get ReadResourceRequest() {
+    return ReadResourceRequest()
+  },
+  get LoggingLevel() {
+    return LoggingLevel()
+  },
+  get SetLevelRequestParams() {
+    return SetLevelRequestParams()
+  },
+  get SetLevelRequest() {
+    return SetLevelRequest()
+  },
+  get SubscribeRequestParams() {
+    return SubscribeRequestParams()
+  },
+  get SubscribeRequest() {
+    return SubscribeRequest()
+  },
+  get UnsubscribeRequestParams() {
+    return UnsubscribeRequestParams()
+  },
+  get UnsubscribeRequest() {
+    return UnsubscribeRequest()
+  },
+  get ClientRequest() {
+    return ClientRequest()
+  },
+  get ToolResultContent() {
+    return ToolResultContent()
+  },
+  get ToolUseContent() {
+    return ToolUseContent()
+  },
+  get SamplingMessageContentBlock() {
+    return SamplingMessageContentBlock()
+  },
+  get CreateMessageResult() {
+    return CreateMessageResult()
+  },
+  get ElicitResult() {
+    return ElicitResult()
+  },
+  get GetTaskPayloadResult() {
+    return GetTaskPayloadResult()
+  },
+  get GetTaskResult() {
+    return GetTaskResult()
+  },
+  get Root() {
+    return Root()
+  },
+  get ListRootsResult() {
+    return ListRootsResult()
+  },
+  get ListTasksResult() {
+    return ListTasksResult()
+  },
+  get ClientResult() {
+    return ClientResult()
+  },
+  get CompleteResult() {
+    return CompleteResult()
+  },
+  get ModelHint() {
+    return ModelHint()
+  },
+  get ModelPreferences() {
+    return ModelPreferences()
+  },
+  get SamplingMessage() {
+    return SamplingMessage()
+  },
+  get ToolAnnotations() {
+    return ToolAnnotations()
+  },
+  get ToolExecution() {
+    return ToolExecution()
+  },
+  get Tool() {
+    return Tool()
+  },
+  get ToolChoice() {
+    return ToolChoice()
+  },
+  get CreateMessageRequestParams() {
+    return CreateMessageRequestParams()
+  },
+  get CreateMessageRequest() {
+    return CreateMessageRequest()
+  },
+  get CreateTaskResult() {
+    return CreateTaskResult()
+  },
+  get Cursor() {
+    return Cursor()
+  },
+  get LegacyTitledEnumSchema() {
+    return LegacyTitledEnumSchema()
+  },
+  get NumberSchema() {
+    return NumberSchema()
+  },
+  get StringSchema() {
+    return StringSchema()
+  },
+  get TitledMultiSelectEnumSchema() {
+    return TitledMultiSelectEnumSchema()
+  },
+  get TitledSingleSelectEnumSchema() {
+    return TitledSingleSelectEnumSchema()
+  },
+  get UntitledMultiSelectEnumSchema() {
+    return UntitledMultiSelectEnumSchema()
+  },
+  get UntitledSingleSelectEnumSchema() {
+    return UntitledSingleSelectEnumSchema()
+  },
+  get PrimitiveSchemaDefinition() {
+    return PrimitiveSchemaDefinition()
+  },
+  get ElicitRequestFormParams() {
+    return ElicitRequestFormParams()
+  },
+  get ElicitRequestURLParams() {
+    return ElicitRequestURLParams()
+  },
+  get ElicitRequestParams() {
+    return ElicitRequestParams()
+  },
+  get ElicitRequest() {
+    return ElicitRequest()
+  },
+  get ElicitationCompleteNotificationParams() {
+    return ElicitationCompleteNotificationParams()
+  },
+  get ElicitationCompleteNotification() {
+    return ElicitationCompleteNotification()
+  },
+  get EmptyResult() {
+    return EmptyResult()
+  },
+  get EnumSchema() {
+    return EnumSchema()
+  },
+  get Error() {
+    return Error()
+  },
+  get PromptMessage() {
+    return PromptMessage()
+  },
+  get GetPromptResult() {
+    return GetPromptResult()
+  },
+  get Icons() {
+    return Icons()
+  },
+  get ServerCapabilities() {
+    return ServerCapabilities()
+  },
+  get InitializeResult() {
+    return InitializeResult()
+  },
+  get JSONRPCErrorResponse() {
+    return JSONRPCErrorResponse()
+  },
+  get JSONRPCNotification() {
+    return JSONRPCNotification()
+  },
+  get JSONRPCRequest() {
+    return JSONRPCRequest()
+  },
+  get JSONRPCResultResponse() {
+    return JSONRPCResultResponse()
+  },
+  get JSONRPCMessage() {
+    return JSONRPCMessage()
+  },
+  get JSONRPCResponse() {
+    return JSONRPCResponse()
+  },
+  get PromptArgument() {
+    return PromptArgument()
+  },
+  get Prompt() {
+    return Prompt()
+  },
+  get ListPromptsResult() {
+    return ListPromptsResult()
+  },
+  get ResourceTemplate() {
+    return ResourceTemplate()
+  },
+  get ListResourceTemplatesResult() {
+    return ListResourceTemplatesResult()
+  },
+  get Resource() {
+    return Resource()
+  },
+  get ListResourcesResult() {
+    return ListResourcesResult()
+  },
+  get ListRootsRequest() {
+    return ListRootsRequest()
+  },
+  get ListToolsResult() {
+    return ListToolsResult()
+  },
+  get LoggingMessageNotificationParams() {
+    return LoggingMessageNotificationParams()
+  },
+  get LoggingMessageNotification() {
+    return LoggingMessageNotification()
+  },
+  get MultiSelectEnumSchema() {
+    return MultiSelectEnumSchema()
+  },
+  get Notification() {
+    return Notification()
+  },
+  get PaginatedRequest() {
+    return PaginatedRequest()
+  },
+  get PaginatedResult() {
+    return PaginatedResult()
+  },
+  get PromptListChangedNotification() {
+    return PromptListChangedNotification()
+  },
+  get ReadResourceResult() {
+    return ReadResourceResult()
+  },
+  get RelatedTaskMetadata() {
+    return RelatedTaskMetadata()
+  },
+  get Request() {
+    return Request()
+  },
+  get ResourceContents() {
+    return ResourceContents()
+  },
+  get ResourceListChangedNotification() {
+    return ResourceListChangedNotification()
+  },
+  get ResourceRequestParams() {
+    return ResourceRequestParams()
+  },
+  get ResourceUpdatedNotificationParams() {
+    return ResourceUpdatedNotificationParams()
+  },
+  get ResourceUpdatedNotification() {
+    return ResourceUpdatedNotification()
+  },
+  get ToolListChangedNotification() {
+    return ToolListChangedNotification()
+  },
+  get ServerNotification() {
+    return ServerNotification()
+  },
+  get ServerRequest() {
+    return ServerRequest()
+  },
+  get ServerResult() {
+    return ServerResult()
+  },
+  get SingleSelectEnumSchema() {
+    return SingleSelectEnumSchema()
+  },
+  get TaskAugmentedRequestParams() {
+    return TaskAugmentedRequestParams()
+  },
+  get URLElicitationRequiredError() {
+    return URLElicitationRequiredError()
+  }
+}

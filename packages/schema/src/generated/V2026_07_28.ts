@@ -5,815 +5,1123 @@
  */
 import * as Schema from "effect/Schema"
 import * as Formats from "../internal/formats.js"
+import { lazily } from "../internal/lazily.js"
 import * as Json from "../Json.js"
 
+const Role = lazily(() => Schema.Literal("assistant", "user"))
 /** The `Role` type. */
-export const Role = Schema.Literal("assistant", "user")
-/** The `Role` type. */
-export type Role = typeof Role.Type
-const shared1 = Schema.optionalWith(Schema.String, { exact: true })
-const shared2 = Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1))
-const shared3 = Schema.optionalWith(shared2, { exact: true })
+export type Role = ReturnType<typeof Role>["Type"]
+const shared1 = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
+const shared2 = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
+const shared3 = lazily(() => Schema.optionalWith(shared2(), { exact: true }))
+const Annotations = lazily(() => Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role()), { exact: true }), lastModified: shared1(), priority: shared3() }))
 /** The `Annotations` type. */
-export const Annotations = Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role), { exact: true }), lastModified: shared1, priority: shared3 })
-/** The `Annotations` type. */
-export type Annotations = typeof Annotations.Type
+export type Annotations = ReturnType<typeof Annotations>["Type"]
+const MetaObject = lazily(() => Formats.OpenAnyJson)
 /** The `MetaObject` type. */
-export const MetaObject = Formats.OpenAnyJson
-/** The `MetaObject` type. */
-export type MetaObject = typeof MetaObject.Type
-const shared4 = Schema.optionalWith(MetaObject, { exact: true })
-const shared5 = Schema.optionalWith(Annotations, { exact: true })
+export type MetaObject = ReturnType<typeof MetaObject>["Type"]
+const shared4 = lazily(() => Schema.optionalWith(MetaObject(), { exact: true }))
+const shared5 = lazily(() => Schema.optionalWith(Annotations(), { exact: true }))
+const AudioContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") }))
 /** The `AudioContent` type. */
-export const AudioContent = Schema.Struct({ _meta: shared4, annotations: shared5, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") })
-/** The `AudioContent` type. */
-export type AudioContent = typeof AudioContent.Type
+export type AudioContent = ReturnType<typeof AudioContent>["Type"]
+const BaseMetadata = lazily(() => Schema.Struct({ name: Schema.String, title: shared1() }))
 /** The `BaseMetadata` type. */
-export const BaseMetadata = Schema.Struct({ name: Schema.String, title: shared1 })
-/** The `BaseMetadata` type. */
-export type BaseMetadata = typeof BaseMetadata.Type
+export type BaseMetadata = ReturnType<typeof BaseMetadata>["Type"]
+const BlobResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), blob: Formats.Base64, mimeType: shared1(), uri: Formats.Uri }))
 /** The `BlobResourceContents` type. */
-export const BlobResourceContents = Schema.Struct({ _meta: shared4, blob: Formats.Base64, mimeType: shared1, uri: Formats.Uri })
-/** The `BlobResourceContents` type. */
-export type BlobResourceContents = typeof BlobResourceContents.Type
-const shared6 = Schema.optionalWith(Schema.Boolean, { exact: true })
+export type BlobResourceContents = ReturnType<typeof BlobResourceContents>["Type"]
+const shared6 = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
+const BooleanSchema = lazily(() => Schema.Struct({ default: shared6(), description: shared1(), title: shared1(), type: Schema.Literal("boolean") }))
 /** The `BooleanSchema` type. */
-export const BooleanSchema = Schema.Struct({ default: shared6, description: shared1, title: shared1, type: Schema.Literal("boolean") })
-/** The `BooleanSchema` type. */
-export type BooleanSchema = typeof BooleanSchema.Type
-const shared7 = Schema.Array(Schema.String)
-const shared8 = Schema.optionalWith(shared7, { exact: true })
+export type BooleanSchema = ReturnType<typeof BooleanSchema>["Type"]
+const shared7 = lazily(() => Schema.Array(Schema.String))
+const shared8 = lazily(() => Schema.optionalWith(shared7(), { exact: true }))
+const Icon = lazily(() => Schema.Struct({ mimeType: shared1(), sizes: shared8(), src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) }))
 /** The `Icon` type. */
-export const Icon = Schema.Struct({ mimeType: shared1, sizes: shared8, src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) })
-/** The `Icon` type. */
-export type Icon = typeof Icon.Type
-const shared9 = Schema.Array(Icon)
-const shared10 = Schema.optionalWith(shared9, { exact: true })
+export type Icon = ReturnType<typeof Icon>["Type"]
+const shared9 = lazily(() => Schema.Array(Icon()))
+const shared10 = lazily(() => Schema.optionalWith(shared9(), { exact: true }))
+const Implementation = lazily(() => Schema.Struct({ description: shared1(), icons: shared10(), name: Schema.String, title: shared1(), version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) }))
 /** The `Implementation` type. */
-export const Implementation = Schema.Struct({ description: shared1, icons: shared10, name: Schema.String, title: shared1, version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) })
-/** The `Implementation` type. */
-export type Implementation = typeof Implementation.Type
-const shared11 = Schema.optionalWith(Implementation, { exact: true })
+export type Implementation = ReturnType<typeof Implementation>["Type"]
+const shared11 = lazily(() => Schema.optionalWith(Implementation(), { exact: true }))
+const ResultMetaObject = lazily(() => Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared11() }, Formats.AnyJsonRecord))
 /** The `ResultMetaObject` type. */
-export const ResultMetaObject = Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared11 }, Formats.AnyJsonRecord)
-/** The `ResultMetaObject` type. */
-export type ResultMetaObject = typeof ResultMetaObject.Type
-const shared12 = Schema.optionalWith(ResultMetaObject, { exact: true })
-const shared13 = Schema.Literal("private", "public")
-const shared14 = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+export type ResultMetaObject = ReturnType<typeof ResultMetaObject>["Type"]
+const shared12 = lazily(() => Schema.optionalWith(ResultMetaObject(), { exact: true }))
+const shared13 = lazily(() => Schema.Literal("private", "public"))
+const shared14 = lazily(() => Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)))
+const CacheableResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), resultType: Schema.String, ttlMs: shared14() }))
 /** The `CacheableResult` type. */
-export const CacheableResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, resultType: Schema.String, ttlMs: shared14 })
-/** The `CacheableResult` type. */
-export type CacheableResult = typeof CacheableResult.Type
+export type CacheableResult = ReturnType<typeof CacheableResult>["Type"]
+const ImageContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") }))
 /** The `ImageContent` type. */
-export const ImageContent = Schema.Struct({ _meta: shared4, annotations: shared5, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") })
-/** The `ImageContent` type. */
-export type ImageContent = typeof ImageContent.Type
+export type ImageContent = ReturnType<typeof ImageContent>["Type"]
+const TextContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), text: Schema.String, type: Schema.Literal("text") }))
 /** The `TextContent` type. */
-export const TextContent = Schema.Struct({ _meta: shared4, annotations: shared5, text: Schema.String, type: Schema.Literal("text") })
-/** The `TextContent` type. */
-export type TextContent = typeof TextContent.Type
+export type TextContent = ReturnType<typeof TextContent>["Type"]
+const TextResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), text: Schema.String, uri: Formats.Uri }))
 /** The `TextResourceContents` type. */
-export const TextResourceContents = Schema.Struct({ _meta: shared4, mimeType: shared1, text: Schema.String, uri: Formats.Uri })
-/** The `TextResourceContents` type. */
-export type TextResourceContents = typeof TextResourceContents.Type
-const shared15 = Schema.Union(TextResourceContents, BlobResourceContents)
+export type TextResourceContents = ReturnType<typeof TextResourceContents>["Type"]
+const shared15 = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
+const EmbeddedResource = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), resource: shared15(), type: Schema.Literal("resource") }))
 /** The `EmbeddedResource` type. */
-export const EmbeddedResource = Schema.Struct({ _meta: shared4, annotations: shared5, resource: shared15, type: Schema.Literal("resource") })
-/** The `EmbeddedResource` type. */
-export type EmbeddedResource = typeof EmbeddedResource.Type
-const shared16 = Schema.optionalWith(Schema.Int, { exact: true })
+export type EmbeddedResource = ReturnType<typeof EmbeddedResource>["Type"]
+const shared16 = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
+const ResourceLink = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared10(), mimeType: shared1(), name: Schema.String, size: shared16(), title: shared1(), type: Schema.Literal("resource_link"), uri: Formats.Uri }))
 /** The `ResourceLink` type. */
-export const ResourceLink = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared10, mimeType: shared1, name: Schema.String, size: shared16, title: shared1, type: Schema.Literal("resource_link"), uri: Formats.Uri })
-/** The `ResourceLink` type. */
-export type ResourceLink = typeof ResourceLink.Type
+export type ResourceLink = ReturnType<typeof ResourceLink>["Type"]
+const ContentBlock = lazily(() => Schema.Union(ImageContent(), AudioContent(), ResourceLink(), TextContent(), EmbeddedResource()))
 /** The `ContentBlock` type. */
-export const ContentBlock = Schema.Union(ImageContent, AudioContent, ResourceLink, TextContent, EmbeddedResource)
-/** The `ContentBlock` type. */
-export type ContentBlock = typeof ContentBlock.Type
-const shared17 = Schema.Array(ContentBlock)
-const shared18 = Schema.optionalWith(Formats.AnyJson, { exact: true })
+export type ContentBlock = ReturnType<typeof ContentBlock>["Type"]
+const shared17 = lazily(() => Schema.Array(ContentBlock()))
+const shared18 = lazily(() => Schema.optionalWith(Formats.AnyJson, { exact: true }))
+const ToolResultContent = lazily(() => Schema.Struct({ _meta: shared4(), content: shared17(), isError: shared6(), structuredContent: shared18(), toolUseId: Schema.String, type: Schema.Literal("tool_result") }))
 /** The `ToolResultContent` type. */
-export const ToolResultContent = Schema.Struct({ _meta: shared4, content: shared17, isError: shared6, structuredContent: shared18, toolUseId: Schema.String, type: Schema.Literal("tool_result") })
-/** The `ToolResultContent` type. */
-export type ToolResultContent = typeof ToolResultContent.Type
+export type ToolResultContent = ReturnType<typeof ToolResultContent>["Type"]
+const ToolUseContent = lazily(() => Schema.Struct({ _meta: shared4(), id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") }))
 /** The `ToolUseContent` type. */
-export const ToolUseContent = Schema.Struct({ _meta: shared4, id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") })
-/** The `ToolUseContent` type. */
-export type ToolUseContent = typeof ToolUseContent.Type
+export type ToolUseContent = ReturnType<typeof ToolUseContent>["Type"]
+const SamplingMessageContentBlock = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent()))
 /** The `SamplingMessageContentBlock` type. */
-export const SamplingMessageContentBlock = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent)
-/** The `SamplingMessageContentBlock` type. */
-export type SamplingMessageContentBlock = typeof SamplingMessageContentBlock.Type
-const shared19 = Schema.Array(SamplingMessageContentBlock)
-const shared20 = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent, shared19)
+export type SamplingMessageContentBlock = ReturnType<typeof SamplingMessageContentBlock>["Type"]
+const shared19 = lazily(() => Schema.Array(SamplingMessageContentBlock()))
+const shared20 = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent(), shared19()))
+const CreateMessageResult = lazily(() => Schema.Struct({ _meta: shared4(), content: shared20(), model: Schema.String, role: Role(), stopReason: shared1() }))
 /** The `CreateMessageResult` type. */
-export const CreateMessageResult = Schema.Struct({ _meta: shared4, content: shared20, model: Schema.String, role: Role, stopReason: shared1 })
-/** The `CreateMessageResult` type. */
-export type CreateMessageResult = typeof CreateMessageResult.Type
+export type CreateMessageResult = ReturnType<typeof CreateMessageResult>["Type"]
+const ElicitResult = lazily(() => Schema.Struct({ action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(shared7(), Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }), _meta: Formats.Foreign }))
 /** The `ElicitResult` type. */
-export const ElicitResult = Schema.Struct({ action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(shared7, Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }), _meta: Formats.Foreign })
-/** The `ElicitResult` type. */
-export type ElicitResult = typeof ElicitResult.Type
+export type ElicitResult = ReturnType<typeof ElicitResult>["Type"]
+const Root = lazily(() => Schema.Struct({ _meta: shared4(), name: shared1(), uri: Formats.Uri }))
 /** The `Root` type. */
-export const Root = Schema.Struct({ _meta: shared4, name: shared1, uri: Formats.Uri })
-/** The `Root` type. */
-export type Root = typeof Root.Type
+export type Root = ReturnType<typeof Root>["Type"]
+const ListRootsResult = lazily(() => Schema.Struct({ roots: Schema.Array(Root()), _meta: Formats.Foreign }))
 /** The `ListRootsResult` type. */
-export const ListRootsResult = Schema.Struct({ roots: Schema.Array(Root), _meta: Formats.Foreign })
-/** The `ListRootsResult` type. */
-export type ListRootsResult = typeof ListRootsResult.Type
+export type ListRootsResult = ReturnType<typeof ListRootsResult>["Type"]
+const InputResponse = lazily(() => Schema.Union(CreateMessageResult(), ListRootsResult(), ElicitResult()))
 /** The `InputResponse` type. */
-export const InputResponse = Schema.Union(CreateMessageResult, ListRootsResult, ElicitResult)
-/** The `InputResponse` type. */
-export type InputResponse = typeof InputResponse.Type
+export type InputResponse = ReturnType<typeof InputResponse>["Type"]
+const InputResponses = lazily(() => Formats.OpenObject(InputResponse()))
 /** The `InputResponses` type. */
-export const InputResponses = Formats.OpenObject(InputResponse)
-/** The `InputResponses` type. */
-export type InputResponses = typeof InputResponses.Type
-const shared21 = Schema.optionalWith(Json.JsonObject, { exact: true })
-const shared22 = Formats.OpenObject(Json.JsonObject)
-const shared23 = Schema.optionalWith(shared22, { exact: true })
-const shared24 = Schema.optionalWith(Formats.OpenAnyJson, { exact: true })
+export type InputResponses = ReturnType<typeof InputResponses>["Type"]
+const shared21 = lazily(() => Schema.optionalWith(Json.JsonObject, { exact: true }))
+const shared22 = lazily(() => Formats.OpenObject(Json.JsonObject))
+const shared23 = lazily(() => Schema.optionalWith(shared22(), { exact: true }))
+const shared24 = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
+const ClientCapabilities = lazily(() => Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: shared21(), url: shared21() }), { exact: true }), experimental: shared23(), extensions: shared23(), roots: shared24(), sampling: Schema.optionalWith(Schema.Struct({ context: shared21(), tools: shared21() }), { exact: true }), tasks: Formats.Foreign }))
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: shared21, url: shared21 }), { exact: true }), experimental: shared23, extensions: shared23, roots: shared24, sampling: Schema.optionalWith(Schema.Struct({ context: shared21, tools: shared21 }), { exact: true }), tasks: Formats.Foreign })
-/** The `ClientCapabilities` type. */
-export type ClientCapabilities = typeof ClientCapabilities.Type
+export type ClientCapabilities = ReturnType<typeof ClientCapabilities>["Type"]
+const LoggingLevel = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
 /** The `LoggingLevel` type. */
-export const LoggingLevel = Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning")
-/** The `LoggingLevel` type. */
-export type LoggingLevel = typeof LoggingLevel.Type
+export type LoggingLevel = ReturnType<typeof LoggingLevel>["Type"]
+const ProgressToken = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `ProgressToken` type. */
-export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
-/** The `ProgressToken` type. */
-export type ProgressToken = typeof ProgressToken.Type
+export type ProgressToken = ReturnType<typeof ProgressToken>["Type"]
+const RequestMetaObject = lazily(() => Schema.Struct({ "io.modelcontextprotocol/clientCapabilities": ClientCapabilities(), "io.modelcontextprotocol/clientInfo": shared11(), "io.modelcontextprotocol/logLevel": Schema.optionalWith(LoggingLevel(), { exact: true }), "io.modelcontextprotocol/protocolVersion": Schema.String, progressToken: Schema.optionalWith(ProgressToken(), { exact: true }) }, Formats.AnyJsonRecord))
 /** The `RequestMetaObject` type. */
-export const RequestMetaObject = Schema.Struct({ "io.modelcontextprotocol/clientCapabilities": ClientCapabilities, "io.modelcontextprotocol/clientInfo": shared11, "io.modelcontextprotocol/logLevel": Schema.optionalWith(LoggingLevel, { exact: true }), "io.modelcontextprotocol/protocolVersion": Schema.String, progressToken: Schema.optionalWith(ProgressToken, { exact: true }) }, Formats.AnyJsonRecord)
-/** The `RequestMetaObject` type. */
-export type RequestMetaObject = typeof RequestMetaObject.Type
-const shared25 = Schema.optionalWith(InputResponses, { exact: true })
+export type RequestMetaObject = ReturnType<typeof RequestMetaObject>["Type"]
+const shared25 = lazily(() => Schema.optionalWith(InputResponses(), { exact: true }))
+const CallToolRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), arguments: shared24(), inputResponses: shared25(), name: Schema.String, requestState: shared1(), task: Formats.Foreign }))
 /** The `CallToolRequestParams` type. */
-export const CallToolRequestParams = Schema.Struct({ _meta: RequestMetaObject, arguments: shared24, inputResponses: shared25, name: Schema.String, requestState: shared1, task: Formats.Foreign })
-/** The `CallToolRequestParams` type. */
-export type CallToolRequestParams = typeof CallToolRequestParams.Type
+export type CallToolRequestParams = ReturnType<typeof CallToolRequestParams>["Type"]
+const RequestId = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `RequestId` type. */
-export const RequestId = Schema.Union(Schema.String, Schema.Int)
-/** The `RequestId` type. */
-export type RequestId = typeof RequestId.Type
-const shared26 = Schema.Literal("2.0")
+export type RequestId = ReturnType<typeof RequestId>["Type"]
+const shared26 = lazily(() => Schema.Literal("2.0"))
+const CallToolRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
 /** The `CallToolRequest` type. */
-export const CallToolRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("tools/call"), params: CallToolRequestParams })
-/** The `CallToolRequest` type. */
-export type CallToolRequest = typeof CallToolRequest.Type
+export type CallToolRequest = ReturnType<typeof CallToolRequest>["Type"]
+const CallToolResult = lazily(() => Schema.Struct({ _meta: shared12(), content: shared17(), isError: shared6(), resultType: Schema.String, structuredContent: shared18() }))
 /** The `CallToolResult` type. */
-export const CallToolResult = Schema.Struct({ _meta: shared12, content: shared17, isError: shared6, resultType: Schema.String, structuredContent: shared18 })
-/** The `CallToolResult` type. */
-export type CallToolResult = typeof CallToolResult.Type
+export type CallToolResult = ReturnType<typeof CallToolResult>["Type"]
+const ModelHint = lazily(() => Schema.Struct({ name: shared1() }))
 /** The `ModelHint` type. */
-export const ModelHint = Schema.Struct({ name: shared1 })
-/** The `ModelHint` type. */
-export type ModelHint = typeof ModelHint.Type
+export type ModelHint = ReturnType<typeof ModelHint>["Type"]
+const ModelPreferences = lazily(() => Schema.Struct({ costPriority: shared3(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared3(), speedPriority: shared3() }))
 /** The `ModelPreferences` type. */
-export const ModelPreferences = Schema.Struct({ costPriority: shared3, hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: shared3, speedPriority: shared3 })
-/** The `ModelPreferences` type. */
-export type ModelPreferences = typeof ModelPreferences.Type
+export type ModelPreferences = ReturnType<typeof ModelPreferences>["Type"]
+const SamplingMessage = lazily(() => Schema.Struct({ _meta: shared4(), content: shared20(), role: Role() }))
 /** The `SamplingMessage` type. */
-export const SamplingMessage = Schema.Struct({ _meta: shared4, content: shared20, role: Role })
-/** The `SamplingMessage` type. */
-export type SamplingMessage = typeof SamplingMessage.Type
+export type SamplingMessage = ReturnType<typeof SamplingMessage>["Type"]
+const ToolAnnotations = lazily(() => Schema.Struct({ destructiveHint: shared6(), idempotentHint: shared6(), openWorldHint: shared6(), readOnlyHint: shared6(), title: shared1() }))
 /** The `ToolAnnotations` type. */
-export const ToolAnnotations = Schema.Struct({ destructiveHint: shared6, idempotentHint: shared6, openWorldHint: shared6, readOnlyHint: shared6, title: shared1 })
-/** The `ToolAnnotations` type. */
-export type ToolAnnotations = typeof ToolAnnotations.Type
-const shared27 = Schema.Literal("object")
+export type ToolAnnotations = ReturnType<typeof ToolAnnotations>["Type"]
+const shared27 = lazily(() => Schema.Literal("object"))
+const Tool = lazily(() => Schema.Struct({ _meta: shared4(), annotations: Schema.optionalWith(ToolAnnotations(), { exact: true }), description: shared1(), icons: shared10(), inputSchema: Schema.Struct({ $schema: shared1(), type: shared27() }, Formats.AnyJsonRecord), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ $schema: shared1() }, Formats.AnyJsonRecord), { exact: true }), title: shared1(), execution: Formats.Foreign }))
 /** The `Tool` type. */
-export const Tool = Schema.Struct({ _meta: shared4, annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), description: shared1, icons: shared10, inputSchema: Schema.Struct({ $schema: shared1, type: shared27 }, Formats.AnyJsonRecord), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ $schema: shared1 }, Formats.AnyJsonRecord), { exact: true }), title: shared1, execution: Formats.Foreign })
-/** The `Tool` type. */
-export type Tool = typeof Tool.Type
+export type Tool = ReturnType<typeof Tool>["Type"]
+const ToolChoice = lazily(() => Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) }))
 /** The `ToolChoice` type. */
-export const ToolChoice = Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) })
-/** The `ToolChoice` type. */
-export type ToolChoice = typeof ToolChoice.Type
-const shared28 = Schema.optionalWith(Formats.JsonNumber, { exact: true })
-const shared29 = Schema.Array(Tool)
+export type ToolChoice = ReturnType<typeof ToolChoice>["Type"]
+const shared28 = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
+const shared29 = lazily(() => Schema.Array(Tool()))
+const CreateMessageRequestParams = lazily(() => Schema.Struct({ includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared21(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared8(), systemPrompt: shared1(), temperature: shared28(), toolChoice: Schema.optionalWith(ToolChoice(), { exact: true }), tools: Schema.optionalWith(shared29(), { exact: true }), _meta: Formats.Foreign, task: Formats.Foreign }))
 /** The `CreateMessageRequestParams` type. */
-export const CreateMessageRequestParams = Schema.Struct({ includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: shared21, modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: shared8, systemPrompt: shared1, temperature: shared28, toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(shared29, { exact: true }), _meta: Formats.Foreign, task: Formats.Foreign })
-/** The `CreateMessageRequestParams` type. */
-export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
+export type CreateMessageRequestParams = ReturnType<typeof CreateMessageRequestParams>["Type"]
+const CreateMessageRequest = lazily(() => Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
 /** The `CreateMessageRequest` type. */
-export const CreateMessageRequest = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams })
-/** The `CreateMessageRequest` type. */
-export type CreateMessageRequest = typeof CreateMessageRequest.Type
-const shared30 = Schema.Literal("string")
+export type CreateMessageRequest = ReturnType<typeof CreateMessageRequest>["Type"]
+const shared30 = lazily(() => Schema.Literal("string"))
+const LegacyTitledEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared7(), enumNames: shared8(), title: shared1(), type: shared30() }))
 /** The `LegacyTitledEnumSchema` type. */
-export const LegacyTitledEnumSchema = Schema.Struct({ default: shared1, description: shared1, enum: shared7, enumNames: shared8, title: shared1, type: shared30 })
-/** The `LegacyTitledEnumSchema` type. */
-export type LegacyTitledEnumSchema = typeof LegacyTitledEnumSchema.Type
+export type LegacyTitledEnumSchema = ReturnType<typeof LegacyTitledEnumSchema>["Type"]
+const NumberSchema = lazily(() => Schema.Struct({ default: shared28(), description: shared1(), maximum: shared28(), minimum: shared28(), title: shared1(), type: Schema.Literal("integer", "number") }))
 /** The `NumberSchema` type. */
-export const NumberSchema = Schema.Struct({ default: shared28, description: shared1, maximum: shared28, minimum: shared28, title: shared1, type: Schema.Literal("integer", "number") })
-/** The `NumberSchema` type. */
-export type NumberSchema = typeof NumberSchema.Type
+export type NumberSchema = ReturnType<typeof NumberSchema>["Type"]
+const StringSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared16(), minLength: shared16(), title: shared1(), type: shared30() }))
 /** The `StringSchema` type. */
-export const StringSchema = Schema.Struct({ default: shared1, description: shared1, format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared16, minLength: shared16, title: shared1, type: shared30 })
-/** The `StringSchema` type. */
-export type StringSchema = typeof StringSchema.Type
-const shared31 = Schema.Struct({ const: Schema.String, title: Schema.String })
-const shared32 = Schema.Array(shared31)
-const shared33 = Schema.Literal("array")
+export type StringSchema = ReturnType<typeof StringSchema>["Type"]
+const shared31 = lazily(() => Schema.Struct({ const: Schema.String, title: Schema.String }))
+const shared32 = lazily(() => Schema.Array(shared31()))
+const shared33 = lazily(() => Schema.Literal("array"))
+const TitledMultiSelectEnumSchema = lazily(() => Schema.Struct({ default: shared8(), description: shared1(), items: Schema.Struct({ anyOf: shared32() }), maxItems: shared16(), minItems: shared16(), title: shared1(), type: shared33() }))
 /** The `TitledMultiSelectEnumSchema` type. */
-export const TitledMultiSelectEnumSchema = Schema.Struct({ default: shared8, description: shared1, items: Schema.Struct({ anyOf: shared32 }), maxItems: shared16, minItems: shared16, title: shared1, type: shared33 })
-/** The `TitledMultiSelectEnumSchema` type. */
-export type TitledMultiSelectEnumSchema = typeof TitledMultiSelectEnumSchema.Type
+export type TitledMultiSelectEnumSchema = ReturnType<typeof TitledMultiSelectEnumSchema>["Type"]
+const TitledSingleSelectEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), oneOf: shared32(), title: shared1(), type: shared30() }))
 /** The `TitledSingleSelectEnumSchema` type. */
-export const TitledSingleSelectEnumSchema = Schema.Struct({ default: shared1, description: shared1, oneOf: shared32, title: shared1, type: shared30 })
-/** The `TitledSingleSelectEnumSchema` type. */
-export type TitledSingleSelectEnumSchema = typeof TitledSingleSelectEnumSchema.Type
+export type TitledSingleSelectEnumSchema = ReturnType<typeof TitledSingleSelectEnumSchema>["Type"]
+const UntitledMultiSelectEnumSchema = lazily(() => Schema.Struct({ default: shared8(), description: shared1(), items: Schema.Struct({ enum: shared7(), type: shared30() }), maxItems: shared16(), minItems: shared16(), title: shared1(), type: shared33() }))
 /** The `UntitledMultiSelectEnumSchema` type. */
-export const UntitledMultiSelectEnumSchema = Schema.Struct({ default: shared8, description: shared1, items: Schema.Struct({ enum: shared7, type: shared30 }), maxItems: shared16, minItems: shared16, title: shared1, type: shared33 })
-/** The `UntitledMultiSelectEnumSchema` type. */
-export type UntitledMultiSelectEnumSchema = typeof UntitledMultiSelectEnumSchema.Type
+export type UntitledMultiSelectEnumSchema = ReturnType<typeof UntitledMultiSelectEnumSchema>["Type"]
+const UntitledSingleSelectEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared7(), title: shared1(), type: shared30() }))
 /** The `UntitledSingleSelectEnumSchema` type. */
-export const UntitledSingleSelectEnumSchema = Schema.Struct({ default: shared1, description: shared1, enum: shared7, title: shared1, type: shared30 })
-/** The `UntitledSingleSelectEnumSchema` type. */
-export type UntitledSingleSelectEnumSchema = typeof UntitledSingleSelectEnumSchema.Type
+export type UntitledSingleSelectEnumSchema = ReturnType<typeof UntitledSingleSelectEnumSchema>["Type"]
+const PrimitiveSchemaDefinition = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema(), StringSchema(), NumberSchema(), BooleanSchema()))
 /** The `PrimitiveSchemaDefinition` type. */
-export const PrimitiveSchemaDefinition = Schema.Union(UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema, StringSchema, NumberSchema, BooleanSchema)
-/** The `PrimitiveSchemaDefinition` type. */
-export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
+export type PrimitiveSchemaDefinition = ReturnType<typeof PrimitiveSchemaDefinition>["Type"]
+const ElicitRequestFormParams = lazily(() => Schema.Struct({ message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared1(), properties: Formats.OpenObject(PrimitiveSchemaDefinition()), required: shared8(), type: shared27() }), _meta: Formats.Foreign, task: Formats.Foreign }))
 /** The `ElicitRequestFormParams` type. */
-export const ElicitRequestFormParams = Schema.Struct({ message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared1, properties: Formats.OpenObject(PrimitiveSchemaDefinition), required: shared8, type: shared27 }), _meta: Formats.Foreign, task: Formats.Foreign })
-/** The `ElicitRequestFormParams` type. */
-export type ElicitRequestFormParams = typeof ElicitRequestFormParams.Type
+export type ElicitRequestFormParams = ReturnType<typeof ElicitRequestFormParams>["Type"]
+const ElicitRequestURLParams = lazily(() => Schema.Struct({ message: Schema.String, mode: Schema.Literal("url"), url: Formats.Uri, _meta: Formats.Foreign, elicitationId: Formats.Foreign, task: Formats.Foreign }))
 /** The `ElicitRequestURLParams` type. */
-export const ElicitRequestURLParams = Schema.Struct({ message: Schema.String, mode: Schema.Literal("url"), url: Formats.Uri, _meta: Formats.Foreign, elicitationId: Formats.Foreign, task: Formats.Foreign })
-/** The `ElicitRequestURLParams` type. */
-export type ElicitRequestURLParams = typeof ElicitRequestURLParams.Type
+export type ElicitRequestURLParams = ReturnType<typeof ElicitRequestURLParams>["Type"]
+const ElicitRequestParams = lazily(() => Schema.Union(ElicitRequestURLParams(), ElicitRequestFormParams()))
 /** The `ElicitRequestParams` type. */
-export const ElicitRequestParams = Schema.Union(ElicitRequestURLParams, ElicitRequestFormParams)
-/** The `ElicitRequestParams` type. */
-export type ElicitRequestParams = typeof ElicitRequestParams.Type
+export type ElicitRequestParams = ReturnType<typeof ElicitRequestParams>["Type"]
+const ElicitRequest = lazily(() => Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams() }))
 /** The `ElicitRequest` type. */
-export const ElicitRequest = Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams })
-/** The `ElicitRequest` type. */
-export type ElicitRequest = typeof ElicitRequest.Type
+export type ElicitRequest = ReturnType<typeof ElicitRequest>["Type"]
+const ListRootsRequestParams = lazily(() => Schema.Struct({ _meta: shared4() }))
 /** The `ListRootsRequestParams` type. */
-export const ListRootsRequestParams = Schema.Struct({ _meta: shared4 })
-/** The `ListRootsRequestParams` type. */
-export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
+export type ListRootsRequestParams = ReturnType<typeof ListRootsRequestParams>["Type"]
+const ListRootsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams(), { exact: true }) }))
 /** The `ListRootsRequest` type. */
-export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams, { exact: true }) })
-/** The `ListRootsRequest` type. */
-export type ListRootsRequest = typeof ListRootsRequest.Type
+export type ListRootsRequest = ReturnType<typeof ListRootsRequest>["Type"]
+const InputRequest = lazily(() => Schema.Union(CreateMessageRequest(), ElicitRequest(), ListRootsRequest()))
 /** The `InputRequest` type. */
-export const InputRequest = Schema.Union(CreateMessageRequest, ElicitRequest, ListRootsRequest)
-/** The `InputRequest` type. */
-export type InputRequest = typeof InputRequest.Type
+export type InputRequest = ReturnType<typeof InputRequest>["Type"]
+const InputRequests = lazily(() => Formats.OpenObject(InputRequest()))
 /** The `InputRequests` type. */
-export const InputRequests = Formats.OpenObject(InputRequest)
-/** The `InputRequests` type. */
-export type InputRequests = typeof InputRequests.Type
+export type InputRequests = ReturnType<typeof InputRequests>["Type"]
+const InputRequiredResult = lazily(() => Schema.Struct({ _meta: shared12(), inputRequests: Schema.optionalWith(InputRequests(), { exact: true }), requestState: shared1(), resultType: Schema.String }))
 /** The `InputRequiredResult` type. */
-export const InputRequiredResult = Schema.Struct({ _meta: shared12, inputRequests: Schema.optionalWith(InputRequests, { exact: true }), requestState: shared1, resultType: Schema.String })
-/** The `InputRequiredResult` type. */
-export type InputRequiredResult = typeof InputRequiredResult.Type
+export type InputRequiredResult = ReturnType<typeof InputRequiredResult>["Type"]
+const CallToolResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Schema.Union(CallToolResult(), InputRequiredResult()) }))
 /** The `CallToolResultResponse` type. */
-export const CallToolResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: Schema.Union(CallToolResult, InputRequiredResult) })
-/** The `CallToolResultResponse` type. */
-export type CallToolResultResponse = typeof CallToolResultResponse.Type
-const shared34 = Schema.optionalWith(RequestId, { exact: true })
+export type CallToolResultResponse = ReturnType<typeof CallToolResultResponse>["Type"]
+const shared34 = lazily(() => Schema.optionalWith(RequestId(), { exact: true }))
+const NotificationMetaObject = lazily(() => Schema.Struct({ "io.modelcontextprotocol/subscriptionId": shared34() }, Formats.AnyJsonRecord))
 /** The `NotificationMetaObject` type. */
-export const NotificationMetaObject = Schema.Struct({ "io.modelcontextprotocol/subscriptionId": shared34 }, Formats.AnyJsonRecord)
-/** The `NotificationMetaObject` type. */
-export type NotificationMetaObject = typeof NotificationMetaObject.Type
-const shared35 = Schema.optionalWith(NotificationMetaObject, { exact: true })
+export type NotificationMetaObject = ReturnType<typeof NotificationMetaObject>["Type"]
+const shared35 = lazily(() => Schema.optionalWith(NotificationMetaObject(), { exact: true }))
+const CancelledNotificationParams = lazily(() => Schema.Struct({ _meta: shared35(), reason: shared1(), requestId: RequestId() }))
 /** The `CancelledNotificationParams` type. */
-export const CancelledNotificationParams = Schema.Struct({ _meta: shared35, reason: shared1, requestId: RequestId })
-/** The `CancelledNotificationParams` type. */
-export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
-const shared36 = Schema.Literal("notifications/cancelled")
+export type CancelledNotificationParams = ReturnType<typeof CancelledNotificationParams>["Type"]
+const shared36 = lazily(() => Schema.Literal("notifications/cancelled"))
+const CancelledNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: shared36(), params: CancelledNotificationParams() }))
 /** The `CancelledNotification` type. */
-export const CancelledNotification = Schema.Struct({ jsonrpc: shared26, method: shared36, params: CancelledNotificationParams })
-/** The `CancelledNotification` type. */
-export type CancelledNotification = typeof CancelledNotification.Type
+export type CancelledNotification = ReturnType<typeof CancelledNotification>["Type"]
+const ClientNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: shared36(), params: CancelledNotificationParams() }))
 /** The `ClientNotification` type. */
-export const ClientNotification = Schema.Struct({ jsonrpc: shared26, method: shared36, params: CancelledNotificationParams })
-/** The `ClientNotification` type. */
-export type ClientNotification = typeof ClientNotification.Type
+export type ClientNotification = ReturnType<typeof ClientNotification>["Type"]
+const PromptReference = lazily(() => Schema.Struct({ name: Schema.String, title: shared1(), type: Schema.Literal("ref/prompt") }))
 /** The `PromptReference` type. */
-export const PromptReference = Schema.Struct({ name: Schema.String, title: shared1, type: Schema.Literal("ref/prompt") })
-/** The `PromptReference` type. */
-export type PromptReference = typeof PromptReference.Type
+export type PromptReference = ReturnType<typeof PromptReference>["Type"]
+const ResourceTemplateReference = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
 /** The `ResourceTemplateReference` type. */
-export const ResourceTemplateReference = Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate })
-/** The `ResourceTemplateReference` type. */
-export type ResourceTemplateReference = typeof ResourceTemplateReference.Type
-const shared37 = Formats.OpenObject(Schema.String)
-const shared38 = Schema.optionalWith(shared37, { exact: true })
+export type ResourceTemplateReference = ReturnType<typeof ResourceTemplateReference>["Type"]
+const shared37 = lazily(() => Formats.OpenObject(Schema.String))
+const shared38 = lazily(() => Schema.optionalWith(shared37(), { exact: true }))
+const CompleteRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared38() }), { exact: true }), ref: Schema.Union(PromptReference(), ResourceTemplateReference()) }))
 /** The `CompleteRequestParams` type. */
-export const CompleteRequestParams = Schema.Struct({ _meta: RequestMetaObject, argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared38 }), { exact: true }), ref: Schema.Union(PromptReference, ResourceTemplateReference) })
-/** The `CompleteRequestParams` type. */
-export type CompleteRequestParams = typeof CompleteRequestParams.Type
+export type CompleteRequestParams = ReturnType<typeof CompleteRequestParams>["Type"]
+const CompleteRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
 /** The `CompleteRequest` type. */
-export const CompleteRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("completion/complete"), params: CompleteRequestParams })
-/** The `CompleteRequest` type. */
-export type CompleteRequest = typeof CompleteRequest.Type
+export type CompleteRequest = ReturnType<typeof CompleteRequest>["Type"]
+const RequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject() }))
 /** The `RequestParams` type. */
-export const RequestParams = Schema.Struct({ _meta: RequestMetaObject })
-/** The `RequestParams` type. */
-export type RequestParams = typeof RequestParams.Type
+export type RequestParams = ReturnType<typeof RequestParams>["Type"]
+const DiscoverRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("server/discover"), params: RequestParams() }))
 /** The `DiscoverRequest` type. */
-export const DiscoverRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("server/discover"), params: RequestParams })
-/** The `DiscoverRequest` type. */
-export type DiscoverRequest = typeof DiscoverRequest.Type
+export type DiscoverRequest = ReturnType<typeof DiscoverRequest>["Type"]
+const GetPromptRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), arguments: shared38(), inputResponses: shared25(), name: Schema.String, requestState: shared1() }))
 /** The `GetPromptRequestParams` type. */
-export const GetPromptRequestParams = Schema.Struct({ _meta: RequestMetaObject, arguments: shared38, inputResponses: shared25, name: Schema.String, requestState: shared1 })
-/** The `GetPromptRequestParams` type. */
-export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
+export type GetPromptRequestParams = ReturnType<typeof GetPromptRequestParams>["Type"]
+const GetPromptRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
 /** The `GetPromptRequest` type. */
-export const GetPromptRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("prompts/get"), params: GetPromptRequestParams })
-/** The `GetPromptRequest` type. */
-export type GetPromptRequest = typeof GetPromptRequest.Type
+export type GetPromptRequest = ReturnType<typeof GetPromptRequest>["Type"]
+const PaginatedRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), cursor: shared1() }))
 /** The `PaginatedRequestParams` type. */
-export const PaginatedRequestParams = Schema.Struct({ _meta: RequestMetaObject, cursor: shared1 })
-/** The `PaginatedRequestParams` type. */
-export type PaginatedRequestParams = typeof PaginatedRequestParams.Type
+export type PaginatedRequestParams = ReturnType<typeof PaginatedRequestParams>["Type"]
+const ListPromptsRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("prompts/list"), params: PaginatedRequestParams() }))
 /** The `ListPromptsRequest` type. */
-export const ListPromptsRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("prompts/list"), params: PaginatedRequestParams })
-/** The `ListPromptsRequest` type. */
-export type ListPromptsRequest = typeof ListPromptsRequest.Type
+export type ListPromptsRequest = ReturnType<typeof ListPromptsRequest>["Type"]
+const ListResourceTemplatesRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("resources/templates/list"), params: PaginatedRequestParams() }))
 /** The `ListResourceTemplatesRequest` type. */
-export const ListResourceTemplatesRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("resources/templates/list"), params: PaginatedRequestParams })
-/** The `ListResourceTemplatesRequest` type. */
-export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
+export type ListResourceTemplatesRequest = ReturnType<typeof ListResourceTemplatesRequest>["Type"]
+const ListResourcesRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("resources/list"), params: PaginatedRequestParams() }))
 /** The `ListResourcesRequest` type. */
-export const ListResourcesRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("resources/list"), params: PaginatedRequestParams })
-/** The `ListResourcesRequest` type. */
-export type ListResourcesRequest = typeof ListResourcesRequest.Type
+export type ListResourcesRequest = ReturnType<typeof ListResourcesRequest>["Type"]
+const ListToolsRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("tools/list"), params: PaginatedRequestParams() }))
 /** The `ListToolsRequest` type. */
-export const ListToolsRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("tools/list"), params: PaginatedRequestParams })
-/** The `ListToolsRequest` type. */
-export type ListToolsRequest = typeof ListToolsRequest.Type
+export type ListToolsRequest = ReturnType<typeof ListToolsRequest>["Type"]
+const ReadResourceRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), inputResponses: shared25(), requestState: shared1(), uri: Formats.Uri }))
 /** The `ReadResourceRequestParams` type. */
-export const ReadResourceRequestParams = Schema.Struct({ _meta: RequestMetaObject, inputResponses: shared25, requestState: shared1, uri: Formats.Uri })
-/** The `ReadResourceRequestParams` type. */
-export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
+export type ReadResourceRequestParams = ReturnType<typeof ReadResourceRequestParams>["Type"]
+const ReadResourceRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
 /** The `ReadResourceRequest` type. */
-export const ReadResourceRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("resources/read"), params: ReadResourceRequestParams })
-/** The `ReadResourceRequest` type. */
-export type ReadResourceRequest = typeof ReadResourceRequest.Type
+export type ReadResourceRequest = ReturnType<typeof ReadResourceRequest>["Type"]
+const SubscriptionFilter = lazily(() => Schema.Struct({ promptsListChanged: shared6(), resourceSubscriptions: shared8(), resourcesListChanged: shared6(), toolsListChanged: shared6() }))
 /** The `SubscriptionFilter` type. */
-export const SubscriptionFilter = Schema.Struct({ promptsListChanged: shared6, resourceSubscriptions: shared8, resourcesListChanged: shared6, toolsListChanged: shared6 })
-/** The `SubscriptionFilter` type. */
-export type SubscriptionFilter = typeof SubscriptionFilter.Type
+export type SubscriptionFilter = ReturnType<typeof SubscriptionFilter>["Type"]
+const SubscriptionsListenRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), notifications: SubscriptionFilter() }))
 /** The `SubscriptionsListenRequestParams` type. */
-export const SubscriptionsListenRequestParams = Schema.Struct({ _meta: RequestMetaObject, notifications: SubscriptionFilter })
-/** The `SubscriptionsListenRequestParams` type. */
-export type SubscriptionsListenRequestParams = typeof SubscriptionsListenRequestParams.Type
+export type SubscriptionsListenRequestParams = ReturnType<typeof SubscriptionsListenRequestParams>["Type"]
+const SubscriptionsListenRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("subscriptions/listen"), params: SubscriptionsListenRequestParams() }))
 /** The `SubscriptionsListenRequest` type. */
-export const SubscriptionsListenRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.Literal("subscriptions/listen"), params: SubscriptionsListenRequestParams })
-/** The `SubscriptionsListenRequest` type. */
-export type SubscriptionsListenRequest = typeof SubscriptionsListenRequest.Type
+export type SubscriptionsListenRequest = ReturnType<typeof SubscriptionsListenRequest>["Type"]
+const ClientRequest = lazily(() => Schema.Union(DiscoverRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ReadResourceRequest(), SubscriptionsListenRequest(), ListPromptsRequest(), GetPromptRequest(), ListToolsRequest(), CallToolRequest(), CompleteRequest()))
 /** The `ClientRequest` type. */
-export const ClientRequest = Schema.Union(DiscoverRequest, ListResourcesRequest, ListResourceTemplatesRequest, ReadResourceRequest, SubscriptionsListenRequest, ListPromptsRequest, GetPromptRequest, ListToolsRequest, CallToolRequest, CompleteRequest)
-/** The `ClientRequest` type. */
-export type ClientRequest = typeof ClientRequest.Type
+export type ClientRequest = ReturnType<typeof ClientRequest>["Type"]
+const Result = lazily(() => Schema.Struct({ _meta: shared12(), resultType: Schema.String }, Formats.AnyJsonRecord))
 /** The `Result` type. */
-export const Result = Schema.Struct({ _meta: shared12, resultType: Schema.String }, Formats.AnyJsonRecord)
-/** The `Result` type. */
-export type Result = typeof Result.Type
+export type Result = ReturnType<typeof Result>["Type"]
+const ClientResult = lazily(() => Result())
 /** The `ClientResult` type. */
-export const ClientResult = Result
-/** The `ClientResult` type. */
-export type ClientResult = typeof ClientResult.Type
+export type ClientResult = ReturnType<typeof ClientResult>["Type"]
+const CompleteResult = lazily(() => Schema.Struct({ _meta: shared12(), completion: Schema.Struct({ hasMore: shared6(), total: shared16(), values: Schema.Array(Schema.String).pipe(Schema.maxItems(100)) }), resultType: Schema.String }))
 /** The `CompleteResult` type. */
-export const CompleteResult = Schema.Struct({ _meta: shared12, completion: Schema.Struct({ hasMore: shared6, total: shared16, values: Schema.Array(Schema.String).pipe(Schema.maxItems(100)) }), resultType: Schema.String })
-/** The `CompleteResult` type. */
-export type CompleteResult = typeof CompleteResult.Type
+export type CompleteResult = ReturnType<typeof CompleteResult>["Type"]
+const CompleteResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: CompleteResult() }))
 /** The `CompleteResultResponse` type. */
-export const CompleteResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: CompleteResult })
-/** The `CompleteResultResponse` type. */
-export type CompleteResultResponse = typeof CompleteResultResponse.Type
+export type CompleteResultResponse = ReturnType<typeof CompleteResultResponse>["Type"]
+const Cursor = lazily(() => Schema.String)
 /** The `Cursor` type. */
-export const Cursor = Schema.String
-/** The `Cursor` type. */
-export type Cursor = typeof Cursor.Type
-const shared39 = Schema.Struct({ listChanged: shared6 })
-const shared40 = Schema.optionalWith(shared39, { exact: true })
+export type Cursor = ReturnType<typeof Cursor>["Type"]
+const shared39 = lazily(() => Schema.Struct({ listChanged: shared6() }))
+const shared40 = lazily(() => Schema.optionalWith(shared39(), { exact: true }))
+const ServerCapabilities = lazily(() => Schema.Struct({ completions: shared21(), experimental: shared23(), extensions: shared23(), logging: shared21(), prompts: shared40(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6(), subscribe: shared6() }), { exact: true }), tools: shared40(), tasks: Formats.Foreign }))
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ completions: shared21, experimental: shared23, extensions: shared23, logging: shared21, prompts: shared40, resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6, subscribe: shared6 }), { exact: true }), tools: shared40, tasks: Formats.Foreign })
-/** The `ServerCapabilities` type. */
-export type ServerCapabilities = typeof ServerCapabilities.Type
+export type ServerCapabilities = ReturnType<typeof ServerCapabilities>["Type"]
+const DiscoverResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), capabilities: ServerCapabilities(), instructions: shared1(), resultType: Schema.String, supportedVersions: shared7(), ttlMs: shared14() }))
 /** The `DiscoverResult` type. */
-export const DiscoverResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, capabilities: ServerCapabilities, instructions: shared1, resultType: Schema.String, supportedVersions: shared7, ttlMs: shared14 })
-/** The `DiscoverResult` type. */
-export type DiscoverResult = typeof DiscoverResult.Type
+export type DiscoverResult = ReturnType<typeof DiscoverResult>["Type"]
+const DiscoverResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: DiscoverResult() }))
 /** The `DiscoverResultResponse` type. */
-export const DiscoverResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: DiscoverResult })
-/** The `DiscoverResultResponse` type. */
-export type DiscoverResultResponse = typeof DiscoverResultResponse.Type
+export type DiscoverResultResponse = ReturnType<typeof DiscoverResultResponse>["Type"]
+const EmptyResult = lazily(() => Result())
 /** The `EmptyResult` type. */
-export const EmptyResult = Result
-/** The `EmptyResult` type. */
-export type EmptyResult = typeof EmptyResult.Type
+export type EmptyResult = ReturnType<typeof EmptyResult>["Type"]
+const EnumSchema = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema()))
 /** The `EnumSchema` type. */
-export const EnumSchema = Schema.Union(UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema)
-/** The `EnumSchema` type. */
-export type EnumSchema = typeof EnumSchema.Type
+export type EnumSchema = ReturnType<typeof EnumSchema>["Type"]
+const Error = lazily(() => Schema.Struct({ code: Schema.Int, data: shared18(), message: Schema.String }))
 /** The `Error` type. */
-export const Error = Schema.Struct({ code: Schema.Int, data: shared18, message: Schema.String })
-/** The `Error` type. */
-export type Error = typeof Error.Type
+export type Error = ReturnType<typeof Error>["Type"]
+const PromptMessage = lazily(() => Schema.Struct({ content: ContentBlock(), role: Role() }))
 /** The `PromptMessage` type. */
-export const PromptMessage = Schema.Struct({ content: ContentBlock, role: Role })
-/** The `PromptMessage` type. */
-export type PromptMessage = typeof PromptMessage.Type
+export type PromptMessage = ReturnType<typeof PromptMessage>["Type"]
+const GetPromptResult = lazily(() => Schema.Struct({ _meta: shared12(), description: shared1(), messages: Schema.Array(PromptMessage()), resultType: Schema.String }))
 /** The `GetPromptResult` type. */
-export const GetPromptResult = Schema.Struct({ _meta: shared12, description: shared1, messages: Schema.Array(PromptMessage), resultType: Schema.String })
-/** The `GetPromptResult` type. */
-export type GetPromptResult = typeof GetPromptResult.Type
+export type GetPromptResult = ReturnType<typeof GetPromptResult>["Type"]
+const GetPromptResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Schema.Union(GetPromptResult(), InputRequiredResult()) }))
 /** The `GetPromptResultResponse` type. */
-export const GetPromptResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: Schema.Union(GetPromptResult, InputRequiredResult) })
-/** The `GetPromptResultResponse` type. */
-export type GetPromptResultResponse = typeof GetPromptResultResponse.Type
+export type GetPromptResultResponse = ReturnType<typeof GetPromptResultResponse>["Type"]
+const HeaderMismatchError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32020), data: shared18(), message: Schema.String }), id: shared34(), jsonrpc: shared26() }))
 /** The `HeaderMismatchError` type. */
-export const HeaderMismatchError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32020), data: shared18, message: Schema.String }), id: shared34, jsonrpc: shared26 })
-/** The `HeaderMismatchError` type. */
-export type HeaderMismatchError = typeof HeaderMismatchError.Type
+export type HeaderMismatchError = ReturnType<typeof HeaderMismatchError>["Type"]
+const Icons = lazily(() => Schema.Struct({ icons: shared10() }))
 /** The `Icons` type. */
-export const Icons = Schema.Struct({ icons: shared10 })
-/** The `Icons` type. */
-export type Icons = typeof Icons.Type
+export type Icons = ReturnType<typeof Icons>["Type"]
+const InputResponseRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), inputResponses: shared25(), requestState: shared1() }))
 /** The `InputResponseRequestParams` type. */
-export const InputResponseRequestParams = Schema.Struct({ _meta: RequestMetaObject, inputResponses: shared25, requestState: shared1 })
-/** The `InputResponseRequestParams` type. */
-export type InputResponseRequestParams = typeof InputResponseRequestParams.Type
+export type InputResponseRequestParams = ReturnType<typeof InputResponseRequestParams>["Type"]
+const InternalError = lazily(() => Schema.Struct({ code: Schema.Literal(-32603), data: shared18(), message: Schema.String }))
 /** The `InternalError` type. */
-export const InternalError = Schema.Struct({ code: Schema.Literal(-32603), data: shared18, message: Schema.String })
-/** The `InternalError` type. */
-export type InternalError = typeof InternalError.Type
+export type InternalError = ReturnType<typeof InternalError>["Type"]
+const InvalidParamsError = lazily(() => Schema.Struct({ code: Schema.Literal(-32602), data: shared18(), message: Schema.String }))
 /** The `InvalidParamsError` type. */
-export const InvalidParamsError = Schema.Struct({ code: Schema.Literal(-32602), data: shared18, message: Schema.String })
-/** The `InvalidParamsError` type. */
-export type InvalidParamsError = typeof InvalidParamsError.Type
+export type InvalidParamsError = ReturnType<typeof InvalidParamsError>["Type"]
+const InvalidRequestError = lazily(() => Schema.Struct({ code: Schema.Literal(-32600), data: shared18(), message: Schema.String }))
 /** The `InvalidRequestError` type. */
-export const InvalidRequestError = Schema.Struct({ code: Schema.Literal(-32600), data: shared18, message: Schema.String })
-/** The `InvalidRequestError` type. */
-export type InvalidRequestError = typeof InvalidRequestError.Type
+export type InvalidRequestError = ReturnType<typeof InvalidRequestError>["Type"]
+const JSONRPCErrorResponse = lazily(() => Schema.Struct({ error: Error(), id: shared34(), jsonrpc: shared26() }))
 /** The `JSONRPCErrorResponse` type. */
-export const JSONRPCErrorResponse = Schema.Struct({ error: Error, id: shared34, jsonrpc: shared26 })
-/** The `JSONRPCErrorResponse` type. */
-export type JSONRPCErrorResponse = typeof JSONRPCErrorResponse.Type
+export type JSONRPCErrorResponse = ReturnType<typeof JSONRPCErrorResponse>["Type"]
+const JSONRPCNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.String, params: shared24() }))
 /** The `JSONRPCNotification` type. */
-export const JSONRPCNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.String, params: shared24 })
-/** The `JSONRPCNotification` type. */
-export type JSONRPCNotification = typeof JSONRPCNotification.Type
+export type JSONRPCNotification = ReturnType<typeof JSONRPCNotification>["Type"]
+const JSONRPCRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.String, params: shared24() }))
 /** The `JSONRPCRequest` type. */
-export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.String, params: shared24 })
-/** The `JSONRPCRequest` type. */
-export type JSONRPCRequest = typeof JSONRPCRequest.Type
+export type JSONRPCRequest = ReturnType<typeof JSONRPCRequest>["Type"]
+const JSONRPCResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Result() }))
 /** The `JSONRPCResultResponse` type. */
-export const JSONRPCResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: Result })
-/** The `JSONRPCResultResponse` type. */
-export type JSONRPCResultResponse = typeof JSONRPCResultResponse.Type
+export type JSONRPCResultResponse = ReturnType<typeof JSONRPCResultResponse>["Type"]
+const JSONRPCMessage = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResultResponse(), JSONRPCNotification(), JSONRPCErrorResponse()))
 /** The `JSONRPCMessage` type. */
-export const JSONRPCMessage = Schema.Union(JSONRPCRequest, JSONRPCResultResponse, JSONRPCNotification, JSONRPCErrorResponse)
-/** The `JSONRPCMessage` type. */
-export type JSONRPCMessage = typeof JSONRPCMessage.Type
+export type JSONRPCMessage = ReturnType<typeof JSONRPCMessage>["Type"]
+const JSONRPCResponse = lazily(() => Schema.Union(JSONRPCResultResponse(), JSONRPCErrorResponse()))
 /** The `JSONRPCResponse` type. */
-export const JSONRPCResponse = Schema.Union(JSONRPCResultResponse, JSONRPCErrorResponse)
-/** The `JSONRPCResponse` type. */
-export type JSONRPCResponse = typeof JSONRPCResponse.Type
+export type JSONRPCResponse = ReturnType<typeof JSONRPCResponse>["Type"]
+const PromptArgument = lazily(() => Schema.Struct({ description: shared1(), name: Schema.String, required: shared6(), title: shared1() }))
 /** The `PromptArgument` type. */
-export const PromptArgument = Schema.Struct({ description: shared1, name: Schema.String, required: shared6, title: shared1 })
-/** The `PromptArgument` type. */
-export type PromptArgument = typeof PromptArgument.Type
+export type PromptArgument = ReturnType<typeof PromptArgument>["Type"]
+const Prompt = lazily(() => Schema.Struct({ _meta: shared4(), arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared1(), icons: shared10(), name: Schema.String, title: shared1() }))
 /** The `Prompt` type. */
-export const Prompt = Schema.Struct({ _meta: shared4, arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: shared1, icons: shared10, name: Schema.String, title: shared1 })
-/** The `Prompt` type. */
-export type Prompt = typeof Prompt.Type
+export type Prompt = ReturnType<typeof Prompt>["Type"]
+const ListPromptsResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), prompts: Schema.Array(Prompt()), resultType: Schema.String, ttlMs: shared14() }))
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, nextCursor: shared1, prompts: Schema.Array(Prompt), resultType: Schema.String, ttlMs: shared14 })
-/** The `ListPromptsResult` type. */
-export type ListPromptsResult = typeof ListPromptsResult.Type
+export type ListPromptsResult = ReturnType<typeof ListPromptsResult>["Type"]
+const ListPromptsResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListPromptsResult() }))
 /** The `ListPromptsResultResponse` type. */
-export const ListPromptsResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: ListPromptsResult })
-/** The `ListPromptsResultResponse` type. */
-export type ListPromptsResultResponse = typeof ListPromptsResultResponse.Type
+export type ListPromptsResultResponse = ReturnType<typeof ListPromptsResultResponse>["Type"]
+const ResourceTemplate = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared10(), mimeType: shared1(), name: Schema.String, title: shared1(), uriTemplate: Formats.UriTemplate }))
 /** The `ResourceTemplate` type. */
-export const ResourceTemplate = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared10, mimeType: shared1, name: Schema.String, title: shared1, uriTemplate: Formats.UriTemplate })
-/** The `ResourceTemplate` type. */
-export type ResourceTemplate = typeof ResourceTemplate.Type
+export type ResourceTemplate = ReturnType<typeof ResourceTemplate>["Type"]
+const ListResourceTemplatesResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), resourceTemplates: Schema.Array(ResourceTemplate()), resultType: Schema.String, ttlMs: shared14() }))
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, nextCursor: shared1, resourceTemplates: Schema.Array(ResourceTemplate), resultType: Schema.String, ttlMs: shared14 })
-/** The `ListResourceTemplatesResult` type. */
-export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
+export type ListResourceTemplatesResult = ReturnType<typeof ListResourceTemplatesResult>["Type"]
+const ListResourceTemplatesResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListResourceTemplatesResult() }))
 /** The `ListResourceTemplatesResultResponse` type. */
-export const ListResourceTemplatesResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: ListResourceTemplatesResult })
-/** The `ListResourceTemplatesResultResponse` type. */
-export type ListResourceTemplatesResultResponse = typeof ListResourceTemplatesResultResponse.Type
+export type ListResourceTemplatesResultResponse = ReturnType<typeof ListResourceTemplatesResultResponse>["Type"]
+const Resource = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared10(), mimeType: shared1(), name: Schema.String, size: shared16(), title: shared1(), uri: Formats.Uri }))
 /** The `Resource` type. */
-export const Resource = Schema.Struct({ _meta: shared4, annotations: shared5, description: shared1, icons: shared10, mimeType: shared1, name: Schema.String, size: shared16, title: shared1, uri: Formats.Uri })
-/** The `Resource` type. */
-export type Resource = typeof Resource.Type
+export type Resource = ReturnType<typeof Resource>["Type"]
+const ListResourcesResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), resources: Schema.Array(Resource()), resultType: Schema.String, ttlMs: shared14() }))
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, nextCursor: shared1, resources: Schema.Array(Resource), resultType: Schema.String, ttlMs: shared14 })
-/** The `ListResourcesResult` type. */
-export type ListResourcesResult = typeof ListResourcesResult.Type
+export type ListResourcesResult = ReturnType<typeof ListResourcesResult>["Type"]
+const ListResourcesResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListResourcesResult() }))
 /** The `ListResourcesResultResponse` type. */
-export const ListResourcesResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: ListResourcesResult })
-/** The `ListResourcesResultResponse` type. */
-export type ListResourcesResultResponse = typeof ListResourcesResultResponse.Type
+export type ListResourcesResultResponse = ReturnType<typeof ListResourcesResultResponse>["Type"]
+const ListToolsResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), resultType: Schema.String, tools: shared29(), ttlMs: shared14() }))
 /** The `ListToolsResult` type. */
-export const ListToolsResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, nextCursor: shared1, resultType: Schema.String, tools: shared29, ttlMs: shared14 })
-/** The `ListToolsResult` type. */
-export type ListToolsResult = typeof ListToolsResult.Type
+export type ListToolsResult = ReturnType<typeof ListToolsResult>["Type"]
+const ListToolsResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListToolsResult() }))
 /** The `ListToolsResultResponse` type. */
-export const ListToolsResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: ListToolsResult })
-/** The `ListToolsResultResponse` type. */
-export type ListToolsResultResponse = typeof ListToolsResultResponse.Type
+export type ListToolsResultResponse = ReturnType<typeof ListToolsResultResponse>["Type"]
+const LoggingMessageNotificationParams = lazily(() => Schema.Struct({ _meta: shared35(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared1() }))
 /** The `LoggingMessageNotificationParams` type. */
-export const LoggingMessageNotificationParams = Schema.Struct({ _meta: shared35, data: Formats.AnyJson, level: LoggingLevel, logger: shared1 })
-/** The `LoggingMessageNotificationParams` type. */
-export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
+export type LoggingMessageNotificationParams = ReturnType<typeof LoggingMessageNotificationParams>["Type"]
+const LoggingMessageNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
 /** The `LoggingMessageNotification` type. */
-export const LoggingMessageNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams })
-/** The `LoggingMessageNotification` type. */
-export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
+export type LoggingMessageNotification = ReturnType<typeof LoggingMessageNotification>["Type"]
+const MethodNotFoundError = lazily(() => Schema.Struct({ code: Schema.Literal(-32601), data: shared18(), message: Schema.String }))
 /** The `MethodNotFoundError` type. */
-export const MethodNotFoundError = Schema.Struct({ code: Schema.Literal(-32601), data: shared18, message: Schema.String })
-/** The `MethodNotFoundError` type. */
-export type MethodNotFoundError = typeof MethodNotFoundError.Type
+export type MethodNotFoundError = ReturnType<typeof MethodNotFoundError>["Type"]
+const MissingRequiredClientCapabilityError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32021), data: Schema.Struct({ requiredCapabilities: ClientCapabilities() }), message: Schema.String }), id: shared34(), jsonrpc: shared26() }))
 /** The `MissingRequiredClientCapabilityError` type. */
-export const MissingRequiredClientCapabilityError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32021), data: Schema.Struct({ requiredCapabilities: ClientCapabilities }), message: Schema.String }), id: shared34, jsonrpc: shared26 })
-/** The `MissingRequiredClientCapabilityError` type. */
-export type MissingRequiredClientCapabilityError = typeof MissingRequiredClientCapabilityError.Type
+export type MissingRequiredClientCapabilityError = ReturnType<typeof MissingRequiredClientCapabilityError>["Type"]
+const MultiSelectEnumSchema = lazily(() => Schema.Union(UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema()))
 /** The `MultiSelectEnumSchema` type. */
-export const MultiSelectEnumSchema = Schema.Union(UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema)
-/** The `MultiSelectEnumSchema` type. */
-export type MultiSelectEnumSchema = typeof MultiSelectEnumSchema.Type
+export type MultiSelectEnumSchema = ReturnType<typeof MultiSelectEnumSchema>["Type"]
+const Notification = lazily(() => Schema.Struct({ method: Schema.String, params: shared24() }))
 /** The `Notification` type. */
-export const Notification = Schema.Struct({ method: Schema.String, params: shared24 })
-/** The `Notification` type. */
-export type Notification = typeof Notification.Type
+export type Notification = ReturnType<typeof Notification>["Type"]
+const NotificationParams = lazily(() => Schema.Struct({ _meta: shared35() }))
 /** The `NotificationParams` type. */
-export const NotificationParams = Schema.Struct({ _meta: shared35 })
-/** The `NotificationParams` type. */
-export type NotificationParams = typeof NotificationParams.Type
+export type NotificationParams = ReturnType<typeof NotificationParams>["Type"]
+const PaginatedRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.String, params: PaginatedRequestParams() }))
 /** The `PaginatedRequest` type. */
-export const PaginatedRequest = Schema.Struct({ id: RequestId, jsonrpc: shared26, method: Schema.String, params: PaginatedRequestParams })
-/** The `PaginatedRequest` type. */
-export type PaginatedRequest = typeof PaginatedRequest.Type
+export type PaginatedRequest = ReturnType<typeof PaginatedRequest>["Type"]
+const PaginatedResult = lazily(() => Schema.Struct({ _meta: shared12(), nextCursor: shared1(), resultType: Schema.String }))
 /** The `PaginatedResult` type. */
-export const PaginatedResult = Schema.Struct({ _meta: shared12, nextCursor: shared1, resultType: Schema.String })
-/** The `PaginatedResult` type. */
-export type PaginatedResult = typeof PaginatedResult.Type
+export type PaginatedResult = ReturnType<typeof PaginatedResult>["Type"]
+const ParseError = lazily(() => Schema.Struct({ code: Schema.Literal(-32700), data: shared18(), message: Schema.String }))
 /** The `ParseError` type. */
-export const ParseError = Schema.Struct({ code: Schema.Literal(-32700), data: shared18, message: Schema.String })
-/** The `ParseError` type. */
-export type ParseError = typeof ParseError.Type
+export type ParseError = ReturnType<typeof ParseError>["Type"]
+const ProgressNotificationParams = lazily(() => Schema.Struct({ _meta: shared35(), message: shared1(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared28() }))
 /** The `ProgressNotificationParams` type. */
-export const ProgressNotificationParams = Schema.Struct({ _meta: shared35, message: shared1, progress: Formats.JsonNumber, progressToken: ProgressToken, total: shared28 })
-/** The `ProgressNotificationParams` type. */
-export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
+export type ProgressNotificationParams = ReturnType<typeof ProgressNotificationParams>["Type"]
+const ProgressNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
 /** The `ProgressNotification` type. */
-export const ProgressNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams })
-/** The `ProgressNotification` type. */
-export type ProgressNotification = typeof ProgressNotification.Type
-const shared41 = Schema.optionalWith(NotificationParams, { exact: true })
+export type ProgressNotification = ReturnType<typeof ProgressNotification>["Type"]
+const shared41 = lazily(() => Schema.optionalWith(NotificationParams(), { exact: true }))
+const PromptListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/prompts/list_changed"), params: shared41() }))
 /** The `PromptListChangedNotification` type. */
-export const PromptListChangedNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/prompts/list_changed"), params: shared41 })
-/** The `PromptListChangedNotification` type. */
-export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
+export type PromptListChangedNotification = ReturnType<typeof PromptListChangedNotification>["Type"]
+const ReadResourceResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), contents: Schema.Array(shared15()), resultType: Schema.String, ttlMs: shared14() }))
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult = Schema.Struct({ _meta: shared12, cacheScope: shared13, contents: Schema.Array(shared15), resultType: Schema.String, ttlMs: shared14 })
-/** The `ReadResourceResult` type. */
-export type ReadResourceResult = typeof ReadResourceResult.Type
+export type ReadResourceResult = ReturnType<typeof ReadResourceResult>["Type"]
+const ReadResourceResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Schema.Union(ReadResourceResult(), InputRequiredResult()) }))
 /** The `ReadResourceResultResponse` type. */
-export const ReadResourceResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: Schema.Union(ReadResourceResult, InputRequiredResult) })
-/** The `ReadResourceResultResponse` type. */
-export type ReadResourceResultResponse = typeof ReadResourceResultResponse.Type
+export type ReadResourceResultResponse = ReturnType<typeof ReadResourceResultResponse>["Type"]
+const Request = lazily(() => Schema.Struct({ method: Schema.String, params: shared24() }))
 /** The `Request` type. */
-export const Request = Schema.Struct({ method: Schema.String, params: shared24 })
-/** The `Request` type. */
-export type Request = typeof Request.Type
+export type Request = ReturnType<typeof Request>["Type"]
+const ResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), uri: Formats.Uri }))
 /** The `ResourceContents` type. */
-export const ResourceContents = Schema.Struct({ _meta: shared4, mimeType: shared1, uri: Formats.Uri })
-/** The `ResourceContents` type. */
-export type ResourceContents = typeof ResourceContents.Type
+export type ResourceContents = ReturnType<typeof ResourceContents>["Type"]
+const ResourceListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/resources/list_changed"), params: shared41() }))
 /** The `ResourceListChangedNotification` type. */
-export const ResourceListChangedNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/resources/list_changed"), params: shared41 })
-/** The `ResourceListChangedNotification` type. */
-export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
+export type ResourceListChangedNotification = ReturnType<typeof ResourceListChangedNotification>["Type"]
+const ResourceRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), uri: Formats.Uri }))
 /** The `ResourceRequestParams` type. */
-export const ResourceRequestParams = Schema.Struct({ _meta: RequestMetaObject, uri: Formats.Uri })
-/** The `ResourceRequestParams` type. */
-export type ResourceRequestParams = typeof ResourceRequestParams.Type
+export type ResourceRequestParams = ReturnType<typeof ResourceRequestParams>["Type"]
+const ResourceUpdatedNotificationParams = lazily(() => Schema.Struct({ _meta: shared35(), uri: Formats.Uri }))
 /** The `ResourceUpdatedNotificationParams` type. */
-export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: shared35, uri: Formats.Uri })
-/** The `ResourceUpdatedNotificationParams` type. */
-export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
+export type ResourceUpdatedNotificationParams = ReturnType<typeof ResourceUpdatedNotificationParams>["Type"]
+const ResourceUpdatedNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
 /** The `ResourceUpdatedNotification` type. */
-export const ResourceUpdatedNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams })
-/** The `ResourceUpdatedNotification` type. */
-export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
+export type ResourceUpdatedNotification = ReturnType<typeof ResourceUpdatedNotification>["Type"]
+const ResultType = lazily(() => Schema.String)
 /** The `ResultType` type. */
-export const ResultType = Schema.String
-/** The `ResultType` type. */
-export type ResultType = typeof ResultType.Type
+export type ResultType = ReturnType<typeof ResultType>["Type"]
+const SubscriptionsAcknowledgedNotificationParams = lazily(() => Schema.Struct({ _meta: shared35(), notifications: SubscriptionFilter() }))
 /** The `SubscriptionsAcknowledgedNotificationParams` type. */
-export const SubscriptionsAcknowledgedNotificationParams = Schema.Struct({ _meta: shared35, notifications: SubscriptionFilter })
-/** The `SubscriptionsAcknowledgedNotificationParams` type. */
-export type SubscriptionsAcknowledgedNotificationParams = typeof SubscriptionsAcknowledgedNotificationParams.Type
+export type SubscriptionsAcknowledgedNotificationParams = ReturnType<typeof SubscriptionsAcknowledgedNotificationParams>["Type"]
+const SubscriptionsAcknowledgedNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/subscriptions/acknowledged"), params: SubscriptionsAcknowledgedNotificationParams() }))
 /** The `SubscriptionsAcknowledgedNotification` type. */
-export const SubscriptionsAcknowledgedNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/subscriptions/acknowledged"), params: SubscriptionsAcknowledgedNotificationParams })
-/** The `SubscriptionsAcknowledgedNotification` type. */
-export type SubscriptionsAcknowledgedNotification = typeof SubscriptionsAcknowledgedNotification.Type
+export type SubscriptionsAcknowledgedNotification = ReturnType<typeof SubscriptionsAcknowledgedNotification>["Type"]
+const ToolListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/tools/list_changed"), params: shared41() }))
 /** The `ToolListChangedNotification` type. */
-export const ToolListChangedNotification = Schema.Struct({ jsonrpc: shared26, method: Schema.Literal("notifications/tools/list_changed"), params: shared41 })
-/** The `ToolListChangedNotification` type. */
-export type ToolListChangedNotification = typeof ToolListChangedNotification.Type
+export type ToolListChangedNotification = ReturnType<typeof ToolListChangedNotification>["Type"]
+const ServerNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), SubscriptionsAcknowledgedNotification(), ResourceUpdatedNotification(), LoggingMessageNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
 /** The `ServerNotification` type. */
-export const ServerNotification = Schema.Union(CancelledNotification, ProgressNotification, SubscriptionsAcknowledgedNotification, ResourceUpdatedNotification, LoggingMessageNotification, ResourceListChangedNotification, PromptListChangedNotification, ToolListChangedNotification)
-/** The `ServerNotification` type. */
-export type ServerNotification = typeof ServerNotification.Type
+export type ServerNotification = ReturnType<typeof ServerNotification>["Type"]
+const SubscriptionsListenResultMetaObject = lazily(() => Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared11(), "io.modelcontextprotocol/subscriptionId": RequestId() }, Formats.AnyJsonRecord))
 /** The `SubscriptionsListenResultMetaObject` type. */
-export const SubscriptionsListenResultMetaObject = Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared11, "io.modelcontextprotocol/subscriptionId": RequestId }, Formats.AnyJsonRecord)
-/** The `SubscriptionsListenResultMetaObject` type. */
-export type SubscriptionsListenResultMetaObject = typeof SubscriptionsListenResultMetaObject.Type
+export type SubscriptionsListenResultMetaObject = ReturnType<typeof SubscriptionsListenResultMetaObject>["Type"]
+const SubscriptionsListenResult = lazily(() => Schema.Struct({ _meta: SubscriptionsListenResultMetaObject(), resultType: Schema.String }))
 /** The `SubscriptionsListenResult` type. */
-export const SubscriptionsListenResult = Schema.Struct({ _meta: SubscriptionsListenResultMetaObject, resultType: Schema.String })
-/** The `SubscriptionsListenResult` type. */
-export type SubscriptionsListenResult = typeof SubscriptionsListenResult.Type
+export type SubscriptionsListenResult = ReturnType<typeof SubscriptionsListenResult>["Type"]
+const ServerResult = lazily(() => Schema.Union(DiscoverResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), ListToolsResult(), SubscriptionsListenResult(), GetPromptResult(), CallToolResult(), CompleteResult(), Result(), InputRequiredResult()))
 /** The `ServerResult` type. */
-export const ServerResult = Schema.Union(DiscoverResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, ListToolsResult, SubscriptionsListenResult, GetPromptResult, CallToolResult, CompleteResult, Result, InputRequiredResult)
-/** The `ServerResult` type. */
-export type ServerResult = typeof ServerResult.Type
+export type ServerResult = ReturnType<typeof ServerResult>["Type"]
+const SingleSelectEnumSchema = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema()))
 /** The `SingleSelectEnumSchema` type. */
-export const SingleSelectEnumSchema = Schema.Union(UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema)
-/** The `SingleSelectEnumSchema` type. */
-export type SingleSelectEnumSchema = typeof SingleSelectEnumSchema.Type
+export type SingleSelectEnumSchema = ReturnType<typeof SingleSelectEnumSchema>["Type"]
+const SubscriptionsListenResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: SubscriptionsListenResult() }))
 /** The `SubscriptionsListenResultResponse` type. */
-export const SubscriptionsListenResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared26, result: SubscriptionsListenResult })
-/** The `SubscriptionsListenResultResponse` type. */
-export type SubscriptionsListenResultResponse = typeof SubscriptionsListenResultResponse.Type
+export type SubscriptionsListenResultResponse = ReturnType<typeof SubscriptionsListenResultResponse>["Type"]
+const UnsupportedProtocolVersionError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32022), data: Schema.Struct({ requested: Schema.String, supported: shared7() }), message: Schema.String }), id: shared34(), jsonrpc: shared26() }))
 /** The `UnsupportedProtocolVersionError` type. */
-export const UnsupportedProtocolVersionError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32022), data: Schema.Struct({ requested: Schema.String, supported: shared7 }), message: Schema.String }), id: shared34, jsonrpc: shared26 })
-/** The `UnsupportedProtocolVersionError` type. */
-export type UnsupportedProtocolVersionError = typeof UnsupportedProtocolVersionError.Type
+export type UnsupportedProtocolVersionError = ReturnType<typeof UnsupportedProtocolVersionError>["Type"]
 
-/** Every definition of this module, by its name in the official schema. */
-export const definitions = {
-  Role,
-  Annotations,
-  MetaObject,
-  AudioContent,
-  BaseMetadata,
-  BlobResourceContents,
-  BooleanSchema,
-  Icon,
-  Implementation,
-  ResultMetaObject,
-  CacheableResult,
-  ImageContent,
-  TextContent,
-  TextResourceContents,
-  EmbeddedResource,
-  ResourceLink,
-  ContentBlock,
-  ToolResultContent,
-  ToolUseContent,
-  SamplingMessageContentBlock,
-  CreateMessageResult,
-  ElicitResult,
-  Root,
-  ListRootsResult,
-  InputResponse,
-  InputResponses,
-  ClientCapabilities,
-  LoggingLevel,
-  ProgressToken,
-  RequestMetaObject,
-  CallToolRequestParams,
-  RequestId,
-  CallToolRequest,
-  CallToolResult,
-  ModelHint,
-  ModelPreferences,
-  SamplingMessage,
-  ToolAnnotations,
-  Tool,
-  ToolChoice,
-  CreateMessageRequestParams,
-  CreateMessageRequest,
-  LegacyTitledEnumSchema,
-  NumberSchema,
-  StringSchema,
-  TitledMultiSelectEnumSchema,
-  TitledSingleSelectEnumSchema,
-  UntitledMultiSelectEnumSchema,
-  UntitledSingleSelectEnumSchema,
-  PrimitiveSchemaDefinition,
-  ElicitRequestFormParams,
-  ElicitRequestURLParams,
-  ElicitRequestParams,
-  ElicitRequest,
-  ListRootsRequestParams,
-  ListRootsRequest,
-  InputRequest,
-  InputRequests,
-  InputRequiredResult,
-  CallToolResultResponse,
-  NotificationMetaObject,
-  CancelledNotificationParams,
-  CancelledNotification,
-  ClientNotification,
-  PromptReference,
-  ResourceTemplateReference,
-  CompleteRequestParams,
-  CompleteRequest,
-  RequestParams,
-  DiscoverRequest,
-  GetPromptRequestParams,
-  GetPromptRequest,
-  PaginatedRequestParams,
-  ListPromptsRequest,
-  ListResourceTemplatesRequest,
-  ListResourcesRequest,
-  ListToolsRequest,
-  ReadResourceRequestParams,
-  ReadResourceRequest,
-  SubscriptionFilter,
-  SubscriptionsListenRequestParams,
-  SubscriptionsListenRequest,
-  ClientRequest,
-  Result,
-  ClientResult,
-  CompleteResult,
-  CompleteResultResponse,
-  Cursor,
-  ServerCapabilities,
-  DiscoverResult,
-  DiscoverResultResponse,
-  EmptyResult,
-  EnumSchema,
-  Error,
-  PromptMessage,
-  GetPromptResult,
-  GetPromptResultResponse,
-  HeaderMismatchError,
-  Icons,
-  InputResponseRequestParams,
-  InternalError,
-  InvalidParamsError,
-  InvalidRequestError,
-  JSONRPCErrorResponse,
-  JSONRPCNotification,
-  JSONRPCRequest,
-  JSONRPCResultResponse,
-  JSONRPCMessage,
-  JSONRPCResponse,
-  PromptArgument,
-  Prompt,
-  ListPromptsResult,
-  ListPromptsResultResponse,
-  ResourceTemplate,
-  ListResourceTemplatesResult,
-  ListResourceTemplatesResultResponse,
-  Resource,
-  ListResourcesResult,
-  ListResourcesResultResponse,
-  ListToolsResult,
-  ListToolsResultResponse,
-  LoggingMessageNotificationParams,
-  LoggingMessageNotification,
-  MethodNotFoundError,
-  MissingRequiredClientCapabilityError,
-  MultiSelectEnumSchema,
-  Notification,
-  NotificationParams,
-  PaginatedRequest,
-  PaginatedResult,
-  ParseError,
-  ProgressNotificationParams,
-  ProgressNotification,
-  PromptListChangedNotification,
-  ReadResourceResult,
-  ReadResourceResultResponse,
-  Request,
-  ResourceContents,
-  ResourceListChangedNotification,
-  ResourceRequestParams,
-  ResourceUpdatedNotificationParams,
-  ResourceUpdatedNotification,
-  ResultType,
-  SubscriptionsAcknowledgedNotificationParams,
-  SubscriptionsAcknowledgedNotification,
-  ToolListChangedNotification,
-  ServerNotification,
-  SubscriptionsListenResultMetaObject,
-  SubscriptionsListenResult,
-  ServerResult,
-  SingleSelectEnumSchema,
-  SubscriptionsListenResultResponse,
-  UnsupportedProtocolVersionError
-} as const
+/** Every definition of this module, by its name in the official schema: each built when first read. */
+export const definitions: {
+  readonly Role: ReturnType<typeof Role>
+  readonly Annotations: ReturnType<typeof Annotations>
+  readonly MetaObject: ReturnType<typeof MetaObject>
+  readonly AudioContent: ReturnType<typeof AudioContent>
+  readonly BaseMetadata: ReturnType<typeof BaseMetadata>
+  readonly BlobResourceContents: ReturnType<typeof BlobResourceContents>
+  readonly BooleanSchema: ReturnType<typeof BooleanSchema>
+  readonly Icon: ReturnType<typeof Icon>
+  readonly Implementation: ReturnType<typeof Implementation>
+  readonly ResultMetaObject: ReturnType<typeof ResultMetaObject>
+  readonly CacheableResult: ReturnType<typeof CacheableResult>
+  readonly ImageContent: ReturnType<typeof ImageContent>
+  readonly TextContent: ReturnType<typeof TextContent>
+  readonly TextResourceContents: ReturnType<typeof TextResourceContents>
+  readonly EmbeddedResource: ReturnType<typeof EmbeddedResource>
+  readonly ResourceLink: ReturnType<typeof ResourceLink>
+  readonly ContentBlock: ReturnType<typeof ContentBlock>
+  readonly ToolResultContent: ReturnType<typeof ToolResultContent>
+  readonly ToolUseContent: ReturnType<typeof ToolUseContent>
+  readonly SamplingMessageContentBlock: ReturnType<typeof SamplingMessageContentBlock>
+  readonly CreateMessageResult: ReturnType<typeof CreateMessageResult>
+  readonly ElicitResult: ReturnType<typeof ElicitResult>
+  readonly Root: ReturnType<typeof Root>
+  readonly ListRootsResult: ReturnType<typeof ListRootsResult>
+  readonly InputResponse: ReturnType<typeof InputResponse>
+  readonly InputResponses: ReturnType<typeof InputResponses>
+  readonly ClientCapabilities: ReturnType<typeof ClientCapabilities>
+  readonly LoggingLevel: ReturnType<typeof LoggingLevel>
+  readonly ProgressToken: ReturnType<typeof ProgressToken>
+  readonly RequestMetaObject: ReturnType<typeof RequestMetaObject>
+  readonly CallToolRequestParams: ReturnType<typeof CallToolRequestParams>
+  readonly RequestId: ReturnType<typeof RequestId>
+  readonly CallToolRequest: ReturnType<typeof CallToolRequest>
+  readonly CallToolResult: ReturnType<typeof CallToolResult>
+  readonly ModelHint: ReturnType<typeof ModelHint>
+  readonly ModelPreferences: ReturnType<typeof ModelPreferences>
+  readonly SamplingMessage: ReturnType<typeof SamplingMessage>
+  readonly ToolAnnotations: ReturnType<typeof ToolAnnotations>
+  readonly Tool: ReturnType<typeof Tool>
+  readonly ToolChoice: ReturnType<typeof ToolChoice>
+  readonly CreateMessageRequestParams: ReturnType<typeof CreateMessageRequestParams>
+  readonly CreateMessageRequest: ReturnType<typeof CreateMessageRequest>
+  readonly LegacyTitledEnumSchema: ReturnType<typeof LegacyTitledEnumSchema>
+  readonly NumberSchema: ReturnType<typeof NumberSchema>
+  readonly StringSchema: ReturnType<typeof StringSchema>
+  readonly TitledMultiSelectEnumSchema: ReturnType<typeof TitledMultiSelectEnumSchema>
+  readonly TitledSingleSelectEnumSchema: ReturnType<typeof TitledSingleSelectEnumSchema>
+  readonly UntitledMultiSelectEnumSchema: ReturnType<typeof UntitledMultiSelectEnumSchema>
+  readonly UntitledSingleSelectEnumSchema: ReturnType<typeof UntitledSingleSelectEnumSchema>
+  readonly PrimitiveSchemaDefinition: ReturnType<typeof PrimitiveSchemaDefinition>
+  readonly ElicitRequestFormParams: ReturnType<typeof ElicitRequestFormParams>
+  readonly ElicitRequestURLParams: ReturnType<typeof ElicitRequestURLParams>
+  readonly ElicitRequestParams: ReturnType<typeof ElicitRequestParams>
+  readonly ElicitRequest: ReturnType<typeof ElicitRequest>
+  readonly ListRootsRequestParams: ReturnType<typeof ListRootsRequestParams>
+  readonly ListRootsRequest: ReturnType<typeof ListRootsRequest>
+  readonly InputRequest: ReturnType<typeof InputRequest>
+  readonly InputRequests: ReturnType<typeof InputRequests>
+  readonly InputRequiredResult: ReturnType<typeof InputRequiredResult>
+  readonly CallToolResultResponse: ReturnType<typeof CallToolResultResponse>
+  readonly NotificationMetaObject: ReturnType<typeof NotificationMetaObject>
+  readonly CancelledNotificationParams: ReturnType<typeof CancelledNotificationParams>
+  readonly CancelledNotification: ReturnType<typeof CancelledNotification>
+  readonly ClientNotification: ReturnType<typeof ClientNotification>
+  readonly PromptReference: ReturnType<typeof PromptReference>
+  readonly ResourceTemplateReference: ReturnType<typeof ResourceTemplateReference>
+  readonly CompleteRequestParams: ReturnType<typeof CompleteRequestParams>
+  readonly CompleteRequest: ReturnType<typeof CompleteRequest>
+  readonly RequestParams: ReturnType<typeof RequestParams>
+  readonly DiscoverRequest: ReturnType<typeof DiscoverRequest>
+  readonly GetPromptRequestParams: ReturnType<typeof GetPromptRequestParams>
+  readonly GetPromptRequest: ReturnType<typeof GetPromptRequest>
+  readonly PaginatedRequestParams: ReturnType<typeof PaginatedRequestParams>
+  readonly ListPromptsRequest: ReturnType<typeof ListPromptsRequest>
+  readonly ListResourceTemplatesRequest: ReturnType<typeof ListResourceTemplatesRequest>
+  readonly ListResourcesRequest: ReturnType<typeof ListResourcesRequest>
+  readonly ListToolsRequest: ReturnType<typeof ListToolsRequest>
+  readonly ReadResourceRequestParams: ReturnType<typeof ReadResourceRequestParams>
+  readonly ReadResourceRequest: ReturnType<typeof ReadResourceRequest>
+  readonly SubscriptionFilter: ReturnType<typeof SubscriptionFilter>
+  readonly SubscriptionsListenRequestParams: ReturnType<typeof SubscriptionsListenRequestParams>
+  readonly SubscriptionsListenRequest: ReturnType<typeof SubscriptionsListenRequest>
+  readonly ClientRequest: ReturnType<typeof ClientRequest>
+  readonly Result: ReturnType<typeof Result>
+  readonly ClientResult: ReturnType<typeof ClientResult>
+  readonly CompleteResult: ReturnType<typeof CompleteResult>
+  readonly CompleteResultResponse: ReturnType<typeof CompleteResultResponse>
+  readonly Cursor: ReturnType<typeof Cursor>
+  readonly ServerCapabilities: ReturnType<typeof ServerCapabilities>
+  readonly DiscoverResult: ReturnType<typeof DiscoverResult>
+  readonly DiscoverResultResponse: ReturnType<typeof DiscoverResultResponse>
+  readonly EmptyResult: ReturnType<typeof EmptyResult>
+  readonly EnumSchema: ReturnType<typeof EnumSchema>
+  readonly Error: ReturnType<typeof Error>
+  readonly PromptMessage: ReturnType<typeof PromptMessage>
+  readonly GetPromptResult: ReturnType<typeof GetPromptResult>
+  readonly GetPromptResultResponse: ReturnType<typeof GetPromptResultResponse>
+  readonly HeaderMismatchError: ReturnType<typeof HeaderMismatchError>
+  readonly Icons: ReturnType<typeof Icons>
+  readonly InputResponseRequestParams: ReturnType<typeof InputResponseRequestParams>
+  readonly InternalError: ReturnType<typeof InternalError>
+  readonly InvalidParamsError: ReturnType<typeof InvalidParamsError>
+  readonly InvalidRequestError: ReturnType<typeof InvalidRequestError>
+  readonly JSONRPCErrorResponse: ReturnType<typeof JSONRPCErrorResponse>
+  readonly JSONRPCNotification: ReturnType<typeof JSONRPCNotification>
+  readonly JSONRPCRequest: ReturnType<typeof JSONRPCRequest>
+  readonly JSONRPCResultResponse: ReturnType<typeof JSONRPCResultResponse>
+  readonly JSONRPCMessage: ReturnType<typeof JSONRPCMessage>
+  readonly JSONRPCResponse: ReturnType<typeof JSONRPCResponse>
+  readonly PromptArgument: ReturnType<typeof PromptArgument>
+  readonly Prompt: ReturnType<typeof Prompt>
+  readonly ListPromptsResult: ReturnType<typeof ListPromptsResult>
+  readonly ListPromptsResultResponse: ReturnType<typeof ListPromptsResultResponse>
+  readonly ResourceTemplate: ReturnType<typeof ResourceTemplate>
+  readonly ListResourceTemplatesResult: ReturnType<typeof ListResourceTemplatesResult>
+  readonly ListResourceTemplatesResultResponse: ReturnType<typeof ListResourceTemplatesResultResponse>
+  readonly Resource: ReturnType<typeof Resource>
+  readonly ListResourcesResult: ReturnType<typeof ListResourcesResult>
+  readonly ListResourcesResultResponse: ReturnType<typeof ListResourcesResultResponse>
+  readonly ListToolsResult: ReturnType<typeof ListToolsResult>
+  readonly ListToolsResultResponse: ReturnType<typeof ListToolsResultResponse>
+  readonly LoggingMessageNotificationParams: ReturnType<typeof LoggingMessageNotificationParams>
+  readonly LoggingMessageNotification: ReturnType<typeof LoggingMessageNotification>
+  readonly MethodNotFoundError: ReturnType<typeof MethodNotFoundError>
+  readonly MissingRequiredClientCapabilityError: ReturnType<typeof MissingRequiredClientCapabilityError>
+  readonly MultiSelectEnumSchema: ReturnType<typeof MultiSelectEnumSchema>
+  readonly Notification: ReturnType<typeof Notification>
+  readonly NotificationParams: ReturnType<typeof NotificationParams>
+  readonly PaginatedRequest: ReturnType<typeof PaginatedRequest>
+  readonly PaginatedResult: ReturnType<typeof PaginatedResult>
+  readonly ParseError: ReturnType<typeof ParseError>
+  readonly ProgressNotificationParams: ReturnType<typeof ProgressNotificationParams>
+  readonly ProgressNotification: ReturnType<typeof ProgressNotification>
+  readonly PromptListChangedNotification: ReturnType<typeof PromptListChangedNotification>
+  readonly ReadResourceResult: ReturnType<typeof ReadResourceResult>
+  readonly ReadResourceResultResponse: ReturnType<typeof ReadResourceResultResponse>
+  readonly Request: ReturnType<typeof Request>
+  readonly ResourceContents: ReturnType<typeof ResourceContents>
+  readonly ResourceListChangedNotification: ReturnType<typeof ResourceListChangedNotification>
+  readonly ResourceRequestParams: ReturnType<typeof ResourceRequestParams>
+  readonly ResourceUpdatedNotificationParams: ReturnType<typeof ResourceUpdatedNotificationParams>
+  readonly ResourceUpdatedNotification: ReturnType<typeof ResourceUpdatedNotification>
+  readonly ResultType: ReturnType<typeof ResultType>
+  readonly SubscriptionsAcknowledgedNotificationParams: ReturnType<typeof SubscriptionsAcknowledgedNotificationParams>
+  readonly SubscriptionsAcknowledgedNotification: ReturnType<typeof SubscriptionsAcknowledgedNotification>
+  readonly ToolListChangedNotification: ReturnType<typeof ToolListChangedNotification>
+  readonly ServerNotification: ReturnType<typeof ServerNotification>
+  readonly SubscriptionsListenResultMetaObject: ReturnType<typeof SubscriptionsListenResultMetaObject>
+  readonly SubscriptionsListenResult: ReturnType<typeof SubscriptionsListenResult>
+  readonly ServerResult: ReturnType<typeof ServerResult>
+  readonly SingleSelectEnumSchema: ReturnType<typeof SingleSelectEnumSchema>
+  readonly SubscriptionsListenResultResponse: ReturnType<typeof SubscriptionsListenResultResponse>
+  readonly UnsupportedProtocolVersionError: ReturnType<typeof UnsupportedProtocolVersionError>
+} = {
+  get Role() {
+    return Role()
+  },
+  get Annotations() {
+    return Annotations()
+  },
+  get MetaObject() {
+    return MetaObject()
+  },
+  get AudioContent() {
+    return AudioContent()
+  },
+  get BaseMetadata() {
+    return BaseMetadata()
+  },
+  get BlobResourceContents() {
+    return BlobResourceContents()
+  },
+  get BooleanSchema() {
+    return BooleanSchema()
+  },
+  get Icon() {
+    return Icon()
+  },
+  get Implementation() {
+    return Implementation()
+  },
+  get ResultMetaObject() {
+    return ResultMetaObject()
+  },
+  get CacheableResult() {
+    return CacheableResult()
+  },
+  get ImageContent() {
+    return ImageContent()
+  },
+  get TextContent() {
+    return TextContent()
+  },
+  get TextResourceContents() {
+    return TextResourceContents()
+  },
+  get EmbeddedResource() {
+    return EmbeddedResource()
+  },
+  get ResourceLink() {
+    return ResourceLink()
+  },
+  get ContentBlock() {
+    return ContentBlock()
+  },
+  get ToolResultContent() {
+    return ToolResultContent()
+  },
+  get ToolUseContent() {
+    return ToolUseContent()
+  },
+  get SamplingMessageContentBlock() {
+    return SamplingMessageContentBlock()
+  },
+  get CreateMessageResult() {
+    return CreateMessageResult()
+  },
+  get ElicitResult() {
+    return ElicitResult()
+  },
+  get Root() {
+    return Root()
+  },
+  get ListRootsResult() {
+    return ListRootsResult()
+  },
+  get InputResponse() {
+    return InputResponse()
+  },
+  get InputResponses() {
+    return InputResponses()
+  },
+  get ClientCapabilities() {
+    return ClientCapabilities()
+  },
+  get LoggingLevel() {
+    return LoggingLevel()
+  },
+  get ProgressToken() {
+    return ProgressToken()
+  },
+  get RequestMetaObject() {
+    return RequestMetaObject()
+  },
+  get CallToolRequestParams() {
+    return CallToolRequestParams()
+  },
+  get RequestId() {
+    return RequestId()
+  },
+  get CallToolRequest() {
+    return CallToolRequest()
+  },
+  get CallToolResult() {
+    return CallToolResult()
+  },
+  get ModelHint() {
+    return ModelHint()
+  },
+  get ModelPreferences() {
+    return ModelPreferences()
+  },
+  get SamplingMessage() {
+    return SamplingMessage()
+  },
+  get ToolAnnotations() {
+    return ToolAnnotations()
+  },
+  get Tool() {
+    return Tool()
+  },
+  get ToolChoice() {
+    return ToolChoice()
+  },
+  get CreateMessageRequestParams() {
+    return CreateMessageRequestParams()
+  },
+  get CreateMessageRequest() {
+    return CreateMessageRequest()
+  },
+  get LegacyTitledEnumSchema() {
+    return LegacyTitledEnumSchema()
+  },
+  get NumberSchema() {
+    return NumberSchema()
+  },
+  get StringSchema() {
+    return StringSchema()
+  },
+  get TitledMultiSelectEnumSchema() {
+    return TitledMultiSelectEnumSchema()
+  },
+  get TitledSingleSelectEnumSchema() {
+    return TitledSingleSelectEnumSchema()
+  },
+  get UntitledMultiSelectEnumSchema() {
+    return UntitledMultiSelectEnumSchema()
+  },
+  get UntitledSingleSelectEnumSchema() {
+    return UntitledSingleSelectEnumSchema()
+  },
+  get PrimitiveSchemaDefinition() {
+    return PrimitiveSchemaDefinition()
+  },
+  get ElicitRequestFormParams() {
+    return ElicitRequestFormParams()
+  },
+  get ElicitRequestURLParams() {
+    return ElicitRequestURLParams()
+  },
+  get ElicitRequestParams() {
+    return ElicitRequestParams()
+  },
+  get ElicitRequest() {
+    return ElicitRequest()
+  },
+  get ListRootsRequestParams() {
+    return ListRootsRequestParams()
+  },
+  get ListRootsRequest() {
+    return ListRootsRequest()
+  },
+  get InputRequest() {
+    return InputRequest()
+  },
+  get InputRequests() {
+    return InputRequests()
+  },
+  get InputRequiredResult() {
+    return InputRequiredResult()
+  },
+  get CallToolResultResponse() {
+    return CallToolResultResponse()
+  },
+  get NotificationMetaObject() {
+    return NotificationMetaObject()
+  },
+  get CancelledNotificationParams() {
+    return CancelledNotificationParams()
+  },
+  get CancelledNotification() {
+    return CancelledNotification()
+  },
+  get ClientNotification() {
+    return ClientNotification()
+  },
+  get PromptReference() {
+    return PromptReference()
+  },
+  get ResourceTemplateReference() {
+    return ResourceTemplateReference()
+  },
+  get CompleteRequestParams() {
+    return CompleteRequestParams()
+  },
+  get CompleteRequest() {
+    return CompleteRequest()
+  },
+  get RequestParams() {
+    return RequestParams()
+  },
+  get DiscoverRequest() {
+    return DiscoverRequest()
+  },
+  get GetPromptRequestParams() {
+    return GetPromptRequestParams()
+  },
+  get GetPromptRequest() {
+    return GetPromptRequest()
+  },
+  get PaginatedRequestParams() {
+    return PaginatedRequestParams()
+  },
+  get ListPromptsRequest() {
+    return ListPromptsRequest()
+  },
+  get ListResourceTemplatesRequest() {
+    return ListResourceTemplatesRequest()
+  },
+  get ListResourcesRequest() {
+    return ListResourcesRequest()
+  },
+  get ListToolsRequest() {
+    return ListToolsRequest()
+  },
+  get ReadResourceRequestParams() {
+    return ReadResourceRequestParams()
+  },
+  get ReadResourceRequest() {
+    return ReadResourceRequest()
+  },
+  get SubscriptionFilter() {
+    return SubscriptionFilter()
+  },
+  get SubscriptionsListenRequestParams() {
+    return SubscriptionsListenRequestParams()
+  },
+  get SubscriptionsListenRequest() {
+    return SubscriptionsListenRequest()
+  },
+  get ClientRequest() {
+    return ClientRequest()
+  },
+  get Result() {
+    return Result()
+  },
+  get ClientResult() {
+    return ClientResult()
+  },
+  get CompleteResult() {
+    return CompleteResult()
+  },
+  get CompleteResultResponse() {
+    return CompleteResultResponse()
+  },
+  get Cursor() {
+    return Cursor()
+  },
+  get ServerCapabilities() {
+    return ServerCapabilities()
+  },
+  get DiscoverResult() {
+    return DiscoverResult()
+  },
+  get DiscoverResultResponse() {
+    return DiscoverResultResponse()
+  },
+  get EmptyResult() {
+    return EmptyResult()
+  },
+  get EnumSchema() {
+    return EnumSchema()
+  },
+  get Error() {
+    return Error()
+  },
+  get PromptMessage() {
+    return PromptMessage()
+  },
+  get GetPromptResult() {
+    return GetPromptResult()
+  },
+  get GetPromptResultResponse() {
+    return GetPromptResultResponse()
+  },
+  get HeaderMismatchError() {
+    return HeaderMismatchError()
+  },
+  get Icons() {
+    return Icons()
+  },
+  get InputResponseRequestParams() {
+    return InputResponseRequestParams()
+  },
+  get InternalError() {
+    return InternalError()
+  },
+  get InvalidParamsError() {
+    return InvalidParamsError()
+  },
+  get InvalidRequestError() {
+    return InvalidRequestError()
+  },
+  get JSONRPCErrorResponse() {
+    return JSONRPCErrorResponse()
+  },
+  get JSONRPCNotification() {
+    return JSONRPCNotification()
+  },
+  get JSONRPCRequest() {
+    return JSONRPCRequest()
+  },
+  get JSONRPCResultResponse() {
+    return JSONRPCResultResponse()
+  },
+  get JSONRPCMessage() {
+    return JSONRPCMessage()
+  },
+  get JSONRPCResponse() {
+    return JSONRPCResponse()
+  },
+  get PromptArgument() {
+    return PromptArgument()
+  },
+  get Prompt() {
+    return Prompt()
+  },
+  get ListPromptsResult() {
+    return ListPromptsResult()
+  },
+  get ListPromptsResultResponse() {
+    return ListPromptsResultResponse()
+  },
+  get ResourceTemplate() {
+    return ResourceTemplate()
+  },
+  get ListResourceTemplatesResult() {
+    return ListResourceTemplatesResult()
+  },
+  get ListResourceTemplatesResultResponse() {
+    return ListResourceTemplatesResultResponse()
+  },
+  get Resource() {
+    return Resource()
+  },
+  get ListResourcesResult() {
+    return ListResourcesResult()
+  },
+  get ListResourcesResultResponse() {
+    return ListResourcesResultResponse()
+  },
+  get ListToolsResult() {
+    return ListToolsResult()
+  },
+  get ListToolsResultResponse() {
+    return ListToolsResultResponse()
+  },
+  get LoggingMessageNotificationParams() {
+    return LoggingMessageNotificationParams()
+  },
+  get LoggingMessageNotification() {
+    return LoggingMessageNotification()
+  },
+  get MethodNotFoundError() {
+    return MethodNotFoundError()
+  },
+  get MissingRequiredClientCapabilityError() {
+    return MissingRequiredClientCapabilityError()
+  },
+  get MultiSelectEnumSchema() {
+    return MultiSelectEnumSchema()
+  },
+  get Notification() {
+    return Notification()
+  },
+  get NotificationParams() {
+    return NotificationParams()
+  },
+  get PaginatedRequest() {
+    return PaginatedRequest()
+  },
+  get PaginatedResult() {
+    return PaginatedResult()
+  },
+  get ParseError() {
+    return ParseError()
+  },
+  get ProgressNotificationParams() {
+    return ProgressNotificationParams()
+  },
+  get ProgressNotification() {
+    return ProgressNotification()
+  },
+  get PromptListChangedNotification() {
+    return PromptListChangedNotification()
+  },
+  get ReadResourceResult() {
+    return ReadResourceResult()
+  },
+  get ReadResourceResultResponse() {
+    return ReadResourceResultResponse()
+  },
+  get Request() {
+    return Request()
+  },
+  get ResourceContents() {
+    return ResourceContents()
+  },
+  get ResourceListChangedNotification() {
+    return ResourceListChangedNotification()
+  },
+  get ResourceRequestParams() {
+    return ResourceRequestParams()
+  },
+  get ResourceUpdatedNotificationParams() {
+    return ResourceUpdatedNotificationParams()
+  },
+  get ResourceUpdatedNotification() {
+    return ResourceUpdatedNotification()
+  },
+  get ResultType() {
+    return ResultType()
+  },
+  get SubscriptionsAcknowledgedNotificationParams() {
+    return SubscriptionsAcknowledgedNotificationParams()
+  },
+  get SubscriptionsAcknowledgedNotification() {
+    return SubscriptionsAcknowledgedNotification()
+  },
+  get ToolListChangedNotification() {
+    return ToolListChangedNotification()
+  },
+  get ServerNotification() {
+    return ServerNotification()
+  },
+  get SubscriptionsListenResultMetaObject() {
+    return SubscriptionsListenResultMetaObject()
+  },
+  get SubscriptionsListenResult() {
+    return SubscriptionsListenResult()
+  },
+  get ServerResult() {
+    return ServerResult()
+  },
+  get SingleSelectEnumSchema() {
+    return SingleSelectEnumSchema()
+  },
+  get SubscriptionsListenResultResponse() {
+    return SubscriptionsListenResultResponse()
+  },
+  get UnsupportedProtocolVersionError() {
+    return UnsupportedProtocolVersionError()
+  }
+}
