@@ -114,47 +114,49 @@ const flattenUnion = (members, defs) =>
   })
 const dedupe = (members) => members.filter((m, i) => members.findIndex((o) => strip(o) === strip(m)) === i)
 
-// ---------- shared sub-expressions ----------
-// A module builds each distinct sub-expression that it repeats once, as a const of its own, and every use shares
-// that schema: a revision's module repeats the same few (`Schema.optionalWith(Schema.String, { exact: true })`
-// hundreds of times), and building a schema costs microseconds each when the module is imported.
-
-/** How the expressions being emitted are shared: counted (first pass) or hoisted (second pass). */
-let sharing = { share: (e) => e }
-
 // ---------- eager and lazy modules ----------
 // The domain's module builds its schemas when imported (they are the `Mcp` namespace's values). A revision's module
 // builds each of its schemas when first read (`definitions.X`): a session speaks one revision and reads a handful of
 // its types, so the other schemas of the five revisions are never built.
 
-/** How a module declares and names its schemas: eagerly, as consts, or lazily, as memoised builders. */
+/** A module whose schemas are consts, built when it is imported. */
 const eager = {
   use: (name) => name,
   declare: (name, expr) => `const ${name} = ${expr}`
 }
+
+/** A module whose schemas are memoised builders, each built when first used. */
 const lazy = {
   use: (name) => `${name}()`,
   declare: (name, expr) => `const ${name} = lazily(() => ${expr})`
 }
-let style = eager
+
+// ---------- shared sub-expressions ----------
+// A module builds each distinct sub-expression that it repeats once, as a const of its own, and every use shares
+// that schema: a revision's module repeats the same few (`Schema.optionalWith(Schema.String, { exact: true })`
+// hundreds of times), and building a schema costs microseconds each when the module is imported. A module is
+// emitted twice: the first pass counts the expressions (`counting`), the second hoists the repeated ones
+// (`hoisting`). Each pass is the `out` of the emitting context, with the module's style (`use`).
 
 /** Whether an expression builds a schema (a call other than reading a lazy module's definition). */
 const builds = (e) => e.includes("(") && !/^\w+\(\)$/.test(e)
 
-/** Counts every expression that builds a schema (the first pass). */
-const counting = (counts) => ({
+/** The first pass: counts every expression that builds a schema. */
+const counting = (style, counts) => ({
+  use: style.use,
   share: (e) => {
     if (builds(e)) counts.set(e, (counts.get(e) ?? 0) + 1)
     return e
   }
 })
 
-/** Replaces each expression used more than once with a const, declared (in `pending`) before its first use. */
-const hoisting = (counts) => {
+/** The second pass: each expression used more than once becomes a const, declared (in `pending`) before its first use. */
+const hoisting = (style, counts) => {
   const names = new Map()
   const texts = new Map()
   const expand = (e) => e.replace(/\b(shared\d+)(?:\(\))?/g, (_, n) => texts.get(n))
-  const state = {
+  const out = {
+    use: style.use,
     pending: [],
     share: (e) => {
       const full = expand(e)
@@ -164,24 +166,24 @@ const hoisting = (counts) => {
         name = `shared${names.size + 1}`
         names.set(full, name)
         texts.set(name, full)
-        state.pending.push(style.declare(name, e))
+        out.pending.push(style.declare(name, e))
       }
       return style.use(name)
     }
   }
-  return state
+  return out
 }
 
 /** Emits the Effect Schema expression for a JSON Schema node (nested ones shared when repeated). */
 const emit = (s, defs, ctx) =>
-  ctx.top ? emitNode(s, defs, { ...ctx, top: false }) : sharing.share(emitNode(s, defs, ctx))
+  ctx.top ? emitNode(s, defs, { ...ctx, top: false }) : ctx.out.share(emitNode(s, defs, ctx))
 
 /** Emits the expression of one node. */
 const emitNode = (s, defs, ctx) => {
   if (s === true || isEmpty(s)) return "Formats.AnyJson"
   if (s.$ref) {
     const n = refName(s.$ref)
-    return jsonNames[n] ?? style.use(n)
+    return jsonNames[n] ?? ctx.out.use(n)
   }
   if (s.allOf) return emitNode(flattenAllOf(s, defs), defs, ctx)
   if (s.anyOf || s.oneOf) {
@@ -237,8 +239,8 @@ const emitObject = (s, defs, ctx) => {
   const domainProps = ctx.domain && !ctx.domain.$ref && !ctx.domain.anyOf ? ctx.domain.properties ?? {} : {}
   const fields = props.map(([k, v]) => {
     const inner = { ...ctx, depth: ctx.depth + 1, domain: domainProps[k] }
-    let e = k === "_meta" && !v.$ref ? sharing.share(emitMeta(v, defs, inner)) : emit(v, defs, inner)
-    return `${key(k)}: ${required.has(k) ? e : sharing.share(`Schema.optionalWith(${e}, { exact: true })`)}`
+    const e = k === "_meta" && !v.$ref ? ctx.out.share(emitMeta(v, defs, inner)) : emit(v, defs, inner)
+    return `${key(k)}: ${required.has(k) ? e : ctx.out.share(`Schema.optionalWith(${e}, { exact: true })`)}`
   })
   // Keys other revisions define here but this one does not: dropped when encoding for this revision.
   // (`id` and `jsonrpc` are the envelope's, not the revision's, and always pass through.)
@@ -286,21 +288,19 @@ const header = (what) =>
   `import * as Schema from "effect/Schema"\nimport * as Formats from "../internal/formats.js"\n`
 
 /** Emits a module of `defs`: eager (its schemas are its exports) or lazy (its schemas are built when first read). */
-const emitModule = (defs, what, domain, mode = eager) => {
+const emitModule = (defs, what, domain, style = eager) => {
   const order = topo(defs)
-  style = mode
-  const lines = [header(what) + (mode === lazy ? `import { lazily } from "../internal/lazily.js"\n` : "")]
-  const exprOf = (name) => emit(defs[name], defs, { name, depth: 0, domain: domain?.[name], top: true })
+  const lines = [header(what) + (style === lazy ? `import { lazily } from "../internal/lazily.js"\n` : "")]
+  const exprOf = (name, out) => emit(defs[name], defs, { name, depth: 0, domain: domain?.[name], top: true, out })
   const counts = new Map()
-  sharing = counting(counts)
-  order.forEach(exprOf)
-  const hoist = hoisting(counts)
-  sharing = hoist
+  const count = counting(style, counts)
+  for (const name of order) exprOf(name, count)
+  const hoist = hoisting(style, counts)
   for (const name of order) {
     hoist.pending = []
-    const expr = exprOf(name)
+    const expr = exprOf(name, hoist)
     lines.push(...hoist.pending)
-    if (mode === lazy) {
+    if (style === lazy) {
       lines.push(style.declare(name, expr))
       lines.push(`/** The \`${name}\` type. */`)
       lines.push(`export type ${name} = ReturnType<typeof ${name}>["Type"]`)
@@ -313,7 +313,7 @@ const emitModule = (defs, what, domain, mode = eager) => {
   }
   if (lines.some((l) => l.includes("Json."))) lines[0] += `import * as Json from "../Json.js"\n`
   lines.push("")
-  if (mode === lazy) {
+  if (style === lazy) {
     lines.push("/** Every definition of this module, by its name in the official schema: each built when first read. */")
     lines.push(`export const definitions: {\n${order.map((n) => `  readonly ${n}: ReturnType<typeof ${n}>`).join("\n")}\n} = {`)
     lines.push(`${order.map((n) => `  get ${n}() {\n    return ${n}()\n  }`).join(",\n")}\n}`)
@@ -322,8 +322,6 @@ const emitModule = (defs, what, domain, mode = eager) => {
     lines.push(`export const definitions = {\n${order.map((n) => `  ${n}`).join(",\n")}\n} as const`)
   }
   lines.push("")
-  sharing = { share: (e) => e }
-  style = eager
   return lines.join("\n")
 }
 
