@@ -23,5 +23,5 @@ export * as Method from "./Method.js"
 /** Protocol revisions. */
 export * as Revision from "./Revision.js"
 
-/** Each revision's exact schemas, as generated from the official JSON Schemas: `Revisions.V2025_11_25.definitions.Tool`, each built when first read. */
+/** Each revision's exact schemas, built when first read: `Revisions.V2025_11_25.definitions.Tool`. */
 export * as Revisions from "./generated/index.js"
