@@ -2,7 +2,7 @@
 // line reader and writer on two PassThroughs, answered in the same process by a canned responder (JSON.parse of the
 // request, a fixed response with its id), driven as `pnpm bench` drives it (one fiber, one call after another).
 // Prints µs per call (the responder's share included; RESPONDER_ONLY=1 prints the responder's cost alone).
-// PROF=1 writes /tmp/client-floor.cpuprofile, ALLOC=1
+// PROF=1 writes /tmp/client-floor.cpuprofile (INTERVAL: µs between samples, 1000 by default), ALLOC=1
 // /tmp/client-floor.heapprofile (sampled allocations; scratchpad/alloc-summary.mjs reads it). SDK=1 measures SDK 1.32's Client instead, over a transport built as its
 // stdio client transport is (its ReadBuffer and serializeMessage on the same PassThroughs), driven by an async loop.
 import { McpClient, Transport } from "@effect-mcp/core"
@@ -56,7 +56,7 @@ if (process.env.SDK === "1") {
 }
 await run(20000)
 const session = new Session(); session.connect()
-if (process.env.PROF) { await session.post("Profiler.enable"); await session.post("Profiler.start") }
+if (process.env.PROF) { await session.post("Profiler.enable"); await session.post("Profiler.setSamplingInterval", { interval: Number(process.env.INTERVAL ?? 1000) }); await session.post("Profiler.start") }
 if (process.env.ALLOC) await session.post("HeapProfiler.startSampling", { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
 const N = Number(process.env.N ?? 50000)
 const c0 = process.cpuUsage(), t0 = performance.now()

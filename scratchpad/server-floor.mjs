@@ -1,7 +1,7 @@
 // The JavaScript a stdio server spends per request, without processes or pipes: StdioServerTransport.make over two
 // PassThroughs, one registry with an echo tool, requests written one at a time as lines, each awaited on the output.
 // Prints µs per request (wall, one process: all of it is the server's JS plus the PassThroughs'). PROF=1 writes
-// /tmp/server-floor.cpuprofile; ALLOC=1 /tmp/server-floor.heapprofile (sampled allocations, minor GCs included).
+// /tmp/server-floor.cpuprofile (INTERVAL: µs between samples, 1000 by default); ALLOC=1 /tmp/server-floor.heapprofile (sampled allocations, minor GCs included).
 import { McpServer, Tool, Transport } from "@effect-mcp/core"
 import { StdioServerTransport } from "@effect-mcp/node"
 import * as Context from "effect/Context"
@@ -44,7 +44,7 @@ const run = async (n) => { for (let i = 0; i < n; i++) await call() }
 console.log((await call()).slice(0, 120))
 await run(20000)
 const session = new Session(); session.connect()
-if (process.env.PROF) { await session.post("Profiler.enable"); await session.post("Profiler.start") }
+if (process.env.PROF) { await session.post("Profiler.enable"); await session.post("Profiler.setSamplingInterval", { interval: Number(process.env.INTERVAL ?? 1000) }); await session.post("Profiler.start") }
 if (process.env.ALLOC) await session.post("HeapProfiler.startSampling", { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
 const N = Number(process.env.N ?? 50000)
 const c0 = process.cpuUsage(), t0 = performance.now()
