@@ -2,10 +2,13 @@
  * Backpressure over Streamable HTTP: a handler that floods progress onto a client that stops reading its
  * SSE response waits for the reader instead of filling memory, in a session and statelessly; the server
  * keeps serving everyone else, and the flood completes (or is cancelled) once the reader is back (or gone).
+ * A session's standalone stream, which nobody may be reading, keeps only its newest messages.
  */
+import { McpServer } from "@effect-mcp/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { meta2026, openSession, post, serve, tools } from "./helpers.js"
+import * as Layer from "effect/Layer"
+import { messages, meta2026, openSession, post, readEvents, serve, tools } from "./helpers.js"
 
 // 10,000 progress notifications of 10 KB: 100 MB if nothing pushed back.
 const COUNT = 10_000
@@ -76,4 +79,49 @@ describe("backpressure", () => {
       expect(sent).toBeLessThan(COUNT)
       expect(server.stats()).toMatchObject({ connections: 0, inFlight: 0 })
     }), 60_000)
+
+  it.scopedLive(
+    "a session's standalone stream keeps the newest 1,024 messages while nobody listens",
+    () =>
+      Effect.gen(function*() {
+        const resource = (uri: string) => McpServer.resource({ uri, name: uri, read: Effect.succeed("text") })
+        const { server, url } = yield* serve(
+          {},
+          Layer.mergeAll(tools(), resource("file:///older"), resource("file:///newer"))
+        )
+        const { headers } = yield* openSession(url)
+        for (const [id, uri] of [[1, "file:///older"], [2, "file:///newer"]] as const) {
+          const answer = yield* messages(
+            yield* post(url, {
+              jsonrpc: "2.0",
+              id,
+              method: "resources/subscribe",
+              params: { uri }
+            }, headers)
+          )
+          expect(answer).toEqual([{ jsonrpc: "2.0", id, result: {} }])
+        }
+        // Nobody has opened the GET stream: 3,000 updates of one resource, then 10 of the other, go to it.
+        for (let i = 0; i < 3_000; i++) yield* server.notifyResourceUpdated("file:///older")
+        for (let i = 0; i < 10; i++) yield* server.notifyResourceUpdated("file:///newer")
+        const stream = yield* Effect.promise(() =>
+          fetch(url, { method: "GET", headers: { accept: "text/event-stream", ...headers } })
+        )
+        expect(stream.status).toBe(200)
+        const uris = (yield* readEvents(
+          stream,
+          (events) => events.filter((e) => e.data.includes("file:///newer")).length === 10
+        ).pipe(Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => "the newest updates never came" })))
+          .filter((e) => e.data !== "")
+          .map((e) => JSON.parse(e.data).params.uri)
+        // The newest 1,024 and nothing older: the 10 newest last, after 1,014 of the 3,000 before them.
+        expect(uris.length).toBe(1_024)
+        expect(uris.slice(0, 1_014).every((uri) => uri === "file:///older")).toBe(true)
+        expect(uris.slice(1_014)).toEqual(Array(10).fill("file:///newer"))
+        // The session serves on.
+        const after = yield* post(url, echo, headers)
+        expect(yield* Effect.promise(() => after.text())).toContain("\"hi\"")
+      }),
+    60_000
+  )
 })
