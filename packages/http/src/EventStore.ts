@@ -35,32 +35,69 @@ export interface MemoryOptions {
   readonly maxEventsPerStream?: number
   /** Streams kept per session; the oldest stream is dropped first (default 1,000). */
   readonly maxStreamsPerSession?: number
+  /**
+   * Events kept per session, over all its streams: past it, the oldest streams are dropped first, then the oldest
+   * events of the stream being written (default 1,000). This is what bounds a long-lived session's memory.
+   */
+  readonly maxEventsPerSession?: number
+}
+
+/** One session's streams, oldest first, and how many events they hold together. */
+interface SessionEvents {
+  readonly streams: Map<string, Array<StoredEvent>>
+  total: number
+}
+
+/** Drops a session's oldest events until it holds at most `max`, sparing `current` (the stream just written) longest. */
+const trimSession = (session: SessionEvents, current: Array<StoredEvent>, max: number): void => {
+  for (const [key, events] of session.streams) {
+    if (session.total <= max) return
+    if (events === current) continue
+    session.streams.delete(key)
+    session.total -= events.length
+  }
+  if (session.total > max) {
+    const excess = session.total - max
+    current.splice(0, excess)
+    session.total -= excess
+  }
 }
 
 /** An in-memory, bounded event store. */
 export const makeMemory = (options: MemoryOptions = {}): EventStoreService => {
-  const maxEvents = options.maxEventsPerStream ?? 1000
-  const maxStreams = options.maxStreamsPerSession ?? 1000
-  const sessions = new Map<string, Map<string, Array<StoredEvent>>>()
+  const maxPerStream = Math.max(1, options.maxEventsPerStream ?? 1000)
+  const maxStreams = Math.max(1, options.maxStreamsPerSession ?? 1000)
+  const maxPerSession = Math.max(1, options.maxEventsPerSession ?? 1000)
+  const sessions = new Map<string, SessionEvents>()
   return {
     append: (sessionId, streamId, seq, message) =>
       Effect.sync(() => {
-        let streams = sessions.get(sessionId)
-        if (streams === undefined) {
-          streams = new Map()
-          sessions.set(sessionId, streams)
+        let session = sessions.get(sessionId)
+        if (session === undefined) {
+          session = { streams: new Map(), total: 0 }
+          sessions.set(sessionId, session)
         }
-        let events = streams.get(streamId)
+        let events = session.streams.get(streamId)
         if (events === undefined) {
           events = []
-          streams.set(streamId, events)
-          if (streams.size > maxStreams) streams.delete(streams.keys().next().value!)
+          session.streams.set(streamId, events)
+          if (session.streams.size > maxStreams) {
+            const [oldest, dropped] = session.streams.entries().next().value!
+            session.streams.delete(oldest)
+            session.total -= dropped.length
+          }
         }
         events.push({ seq, message })
-        if (events.length > maxEvents) events.splice(0, events.length - maxEvents)
+        session.total++
+        if (events.length > maxPerStream) {
+          const excess = events.length - maxPerStream
+          events.splice(0, excess)
+          session.total -= excess
+        }
+        if (session.total > maxPerSession) trimSession(session, events, maxPerSession)
       }),
     after: (sessionId, streamId, seq) =>
-      Effect.sync(() => (sessions.get(sessionId)?.get(streamId) ?? []).filter((e) => e.seq > seq)),
+      Effect.sync(() => (sessions.get(sessionId)?.streams.get(streamId) ?? []).filter((e) => e.seq > seq)),
     forget: (sessionId) => Effect.sync(() => void sessions.delete(sessionId))
   }
 }
