@@ -24,6 +24,36 @@ if (process.env.NOROOTS === "1") {
   const { globalScope } = await import(new URL("../node_modules/effect/dist/esm/internal/fiberScope.js", import.meta.url).href)
   globalScope.add = () => {}
 }
+// GAP=1 times the client's critical path: from each response's arrival (the child's stdout `data` event) to the
+// next request's write on the child's stdin handle, and from that write to the next arrival (the server's part and
+// the two wake-ups), as medians over the measured calls (CONC=1 only).
+const gaps = { client: [], away: [] }
+let gapOn = false
+if (process.env.GAP === "1") {
+  const cp = await import("node:child_process")
+  const { syncBuiltinESMExports } = await import("node:module")
+  const original = cp.default.spawn
+  cp.default.spawn = (...a) => {
+    const child = original(...a)
+    let readAt = 0, wroteAt = 0
+    child.stdout.prependListener("data", () => {
+      readAt = performance.now()
+      if (gapOn && wroteAt > 0) gaps.away.push(readAt - wroteAt)
+    })
+    const handle = child.stdin._handle
+    for (const m of ["writeUtf8String", "writeBuffer", "writev", "writeLatin1String"]) {
+      const f = handle[m]
+      if (typeof f !== "function") continue
+      handle[m] = function(...b) {
+        wroteAt = performance.now()
+        if (gapOn && readAt > 0) gaps.client.push(wroteAt - readAt)
+        return f.apply(this, b)
+      }
+    }
+    return child
+  }
+  syncBuiltinESMExports()
+}
 const command = process.execPath
 const args = [...(process.env.SERVER_NODE_ARGS?.split(" ") ?? []), process.env.SERVER_MAIN ?? "examples/everything/dist/main.js", "--stdio"]
 let call, close, callEffect
@@ -54,8 +84,14 @@ if (profiling) { session.connect(); await session.post("Profiler.enable"); await
 let gcs = 0, gcMs = 0; const kinds = {}
 new PerformanceObserver((list) => { for (const e of list.getEntries()) { gcs++; gcMs += e.duration; const k = kinds[e.detail?.kind ?? e.kind] ??= [0, 0]; k[0]++; k[1] += e.duration } }).observe({ entryTypes: ["gc"] })
 const cpu0 = process.cpuUsage(); const t0 = performance.now()
+gapOn = true
 await run(N)
 const ms = performance.now() - t0; const cpu = process.cpuUsage(cpu0)
+gapOn = false
+if (process.env.GAP === "1") {
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] * 1000
+  console.log(`read → next write ${med(gaps.client).toFixed(1)} µs, write → next read ${med(gaps.away).toFixed(1)} µs (medians of ${gaps.client.length})`)
+}
 if (profiling) { const { profile } = await session.post("Profiler.stop"); writeFileSync("/tmp/stdio-client.cpuprofile", JSON.stringify(profile)) }
 console.log(`${process.env.SDK === "1" ? "sdk" : "ours"}: ${(N / ms * 1000).toFixed(0)} calls/s, client CPU ${((cpu.user + cpu.system) / N).toFixed(1)} µs/call (user ${(cpu.user / N).toFixed(1)}, system ${(cpu.system / N).toFixed(1)}); ${gcs} GCs, ${(gcMs * 1000 / N).toFixed(1)} µs/call in GC pauses ${JSON.stringify(kinds)} (kind: count, ms)`)
 await close()
