@@ -7,6 +7,8 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -142,6 +144,39 @@ describe("cancellation", () => {
       yield* server.send({ jsonrpc: "2.0", id: second.id, result: { content: [{ type: "text", text: "ok" }] } })
       expect((yield* Fiber.join(next)).content).toEqual([{ type: "text", text: "ok" }])
       expect(client.stats().pending).toBe(0)
+    }))
+
+  it.scoped("a late answer to a settled request is dropped at debug level; an answer to no request of ours warns", () =>
+    Effect.gen(function*() {
+      const logged: Array<{ readonly level: string; readonly text: string }> = []
+      const collecting = Logger.make(({ logLevel, message }) => {
+        const text = Array.isArray(message) ? message.map(String).join(" ") : String(message)
+        if (text.includes("dropped")) logged.push({ level: logLevel.label, text })
+      })
+      const lateId = yield* Effect.gen(function*() {
+        const server = yield* makeRawServer()
+        const client = yield* connectedTo(server)
+        const call = yield* Effect.fork(client.callTool("anything", {}))
+        const request = yield* server.next
+        yield* Fiber.interrupt(call)
+        expect(yield* server.next).toMatchObject({ method: "notifications/cancelled" })
+        // The answer crossed the cancellation on the wire; then an answer to an id this client never used.
+        yield* server.send({ jsonrpc: "2.0", id: request.id, result: { content: [] } })
+        yield* server.send({ jsonrpc: "2.0", id: 424242, result: {} })
+        // Frames are handled in order: once a later call is answered, both were.
+        const next = yield* Effect.fork(client.callTool("anything", {}))
+        const second = yield* server.next
+        yield* server.send({ jsonrpc: "2.0", id: second.id, result: { content: [] } })
+        yield* Fiber.join(next)
+        return request.id
+      }).pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, collecting)),
+        Logger.withMinimumLogLevel(LogLevel.Debug)
+      )
+      expect(logged).toEqual([
+        { level: "DEBUG", text: `effect-mcp: dropped a late response to request ${lateId}, settled already` },
+        { level: "WARN", text: "effect-mcp: dropped a response for unknown request id 424242" }
+      ])
     }))
 
   it.scoped("calls that settle leave no observer on their caller's fiber", () =>

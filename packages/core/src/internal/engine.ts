@@ -343,7 +343,11 @@ class Connection<E> implements Engine {
 
   // ---------- responses to our requests ----------
 
-  /** Settles our request `id` with what its response says (a response for no such request is logged and dropped). */
+  /**
+   * Settles our request `id` with what its response says. A response for no such request is dropped: quietly (at
+   * debug level) when it answers a request of ours that has settled already (timed out, cancelled or abandoned, as
+   * the answer may cross the cancellation on the wire), with a warning when it answers none we ever sent.
+   */
   #settleId(
     id: JsonRpc.RequestId | null,
     outcome: () => Effect.Effect<Record<string, unknown>, RequestFailure>,
@@ -351,11 +355,20 @@ class Connection<E> implements Engine {
   ): void {
     const entry = id === null ? undefined : this.#pending.get(id)
     if (entry === undefined || id === null) {
-      this.background(Effect.logWarning(`effect-mcp: dropped a response for ${why} ${JSON.stringify(id)}`))
+      this.background(
+        this.#wasSent(id)
+          ? Effect.logDebug(`effect-mcp: dropped a late response to request ${JSON.stringify(id)}, settled already`)
+          : Effect.logWarning(`effect-mcp: dropped a response for ${why} ${JSON.stringify(id)}`)
+      )
       return
     }
     this.#pending.delete(id)
     complete(entry, outcome())
+  }
+
+  /** Whether `id` is one this connection gave a request of its own (ids are numbered from 0). */
+  #wasSent(id: JsonRpc.RequestId | null): boolean {
+    return typeof id === "number" && Number.isInteger(id) && id >= 0 && id < this.#nextId
   }
 
   #settle(response: JsonRpc.Response): void {
