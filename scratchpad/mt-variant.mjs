@@ -1,6 +1,8 @@
-// Heap per live in-memory pair built through Layers, four ways (V=cur: McpTest.layer as it is; pm: the client Layer
+// Heap per live in-memory pair built through Layers, several ways (V=cur: McpTest.layer as it is; pm: the client Layer
 // provideMerge-d onto the server Layer, serve forked; pmc: the same with McpServer.connect; nbc: the server Layer built
-// inside, as McpTest does, with connect in place of a forked serve). Measurement only.
+// inside, as McpTest does, with connect in place of a forked serve; memo: built inside but in the enclosing build's
+// memo map, serve forked; memoc: the same with connect; bare: the server Layer alone, built, no connection).
+// Measurement only.
 import { InMemoryTransport, McpClient, McpServer, McpTest, Tool, Transport } from "@effect-mcp/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -41,12 +43,28 @@ const variants = {
     const c = yield* McpClient.make(client).pipe(Effect.provideService(Transport.Transport, pair.client))
     return Context.add(context, McpClient.McpClient, c)
   })),
+  // nested build in the enclosing memo map, forked serve / connect
+  memo: () => inMemo("serve"),
+  memoc: () => inMemo("connect"),
+  // the server's Layers alone
+  bare: () => server
+}
+function inMemo(session) {
+  return Layer.scopedContext(Effect.gen(function*() {
+    const pair = yield* InMemoryTransport.makePair
+    const context = yield* Layer.buildWithMemoMap(server, yield* Layer.CurrentMemoMap, yield* Effect.scope)
+    const s = McpServer[session].pipe(Effect.provideService(McpServer.McpServer, Context.get(context, McpServer.McpServer)), Effect.provideService(Transport.Transport, pair.server))
+    if (session === "serve") yield* Effect.forkScoped(s)
+    else yield* s
+    const c = yield* McpClient.make(client).pipe(Effect.provideService(Transport.Transport, pair.client))
+    return Context.add(context, McpClient.McpClient, c)
+  }))
 }
 const layer = variants[V]()
 const make = async () => {
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
-  await Effect.runPromise(Context.get(context, McpClient.McpClient).callTool("echo", { text: "hello" }))
+  if (V !== "bare") await Effect.runPromise(Context.get(context, McpClient.McpClient).callTool("echo", { text: "hello" }))
   return scope
 }
 await make()
