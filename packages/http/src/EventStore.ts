@@ -36,19 +36,21 @@ export interface MemoryOptions {
   /** Streams kept per session; the oldest stream is dropped first (default 1,000). */
   readonly maxStreamsPerSession?: number
   /**
-   * Events kept per session, over all its streams: past it, the oldest streams are dropped first, then the oldest
-   * events of the stream being written (default 1,000). This is what bounds a long-lived session's memory.
+   * Events kept per session, over all its streams: past it, the streams written longest ago are dropped first, then
+   * the oldest events of the stream being written (default 1,000). This is what bounds a long-lived session's memory.
    */
   readonly maxEventsPerSession?: number
 }
 
-/** One session's streams, oldest first, and how many events they hold together. */
+/** One session's streams, the one written longest ago first, and how many events they hold together. */
 interface SessionEvents {
   readonly streams: Map<string, Array<StoredEvent>>
+  /** The stream written last (the last key of `streams`). */
+  last: string | undefined
   total: number
 }
 
-/** Drops a session's oldest events until it holds at most `max`, sparing `current` (the stream just written) longest. */
+/** Drops a session's oldest events until it holds at most `max`, sparing `current` (the stream just written) to the last. */
 const trimSession = (session: SessionEvents, current: Array<StoredEvent>, max: number): void => {
   for (const [key, events] of session.streams) {
     if (session.total <= max) return
@@ -74,10 +76,16 @@ export const makeMemory = (options: MemoryOptions = {}): EventStoreService => {
       Effect.sync(() => {
         let session = sessions.get(sessionId)
         if (session === undefined) {
-          session = { streams: new Map(), total: 0 }
+          session = { streams: new Map(), last: undefined, total: 0 }
           sessions.set(sessionId, session)
         }
         let events = session.streams.get(streamId)
+        if (events !== undefined && session.last !== streamId) {
+          // Written again: it becomes the newest stream, the last one the session bound drops.
+          session.streams.delete(streamId)
+          session.streams.set(streamId, events)
+        }
+        session.last = streamId
         if (events === undefined) {
           events = []
           session.streams.set(streamId, events)

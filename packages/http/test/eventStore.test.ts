@@ -56,6 +56,19 @@ describe("EventStore.makeMemory", () => {
       expect(yield* seqsOf(store, "s", "p3")).toEqual(range(4, 14))
     }))
 
+  it.effect("a stream written again outlives the streams written before it (the standalone stream, say)", () =>
+    Effect.gen(function*() {
+      const store = EventStore.makeMemory({ maxEventsPerSession: 6 })
+      yield* appendTo(store, "s", "g", 2)
+      yield* appendTo(store, "s", "p1", 2)
+      yield* appendTo(store, "s", "g", 2, 2)
+      yield* appendTo(store, "s", "p2", 1)
+      // 7 events: p1 is the stream written longest ago, so it goes, not g.
+      expect(yield* seqsOf(store, "s", "p1")).toEqual([])
+      expect(yield* seqsOf(store, "s", "g")).toEqual(range(0, 4))
+      expect(yield* seqsOf(store, "s", "p2")).toEqual([0])
+    }))
+
   it.effect("a stream keeps its newest events, and a session its newest streams", () =>
     Effect.gen(function*() {
       const store = EventStore.makeMemory({ maxEventsPerStream: 3, maxStreamsPerSession: 2 })
