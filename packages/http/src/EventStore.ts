@@ -33,7 +33,7 @@ export class EventStore extends Context.Tag("@effect-mcp/http/EventStore")<Event
 export interface MemoryOptions {
   /** Events kept per stream; older ones are dropped (default 1,000). */
   readonly maxEventsPerStream?: number
-  /** Streams kept per session; the oldest stream is dropped first (default 1,000). */
+  /** Streams kept per session; the one written longest ago is dropped first (default 1,000). */
   readonly maxStreamsPerSession?: number
   /**
    * Events kept per session, over all its streams: past it, the streams written longest ago are dropped first, then
@@ -45,8 +45,6 @@ export interface MemoryOptions {
 /** One session's streams, the one written longest ago first, and how many events they hold together. */
 interface SessionEvents {
   readonly streams: Map<string, Array<StoredEvent>>
-  /** The stream written last (the last key of `streams`). */
-  last: string | undefined
   total: number
 }
 
@@ -76,17 +74,15 @@ export const makeMemory = (options: MemoryOptions = {}): EventStoreService => {
       Effect.sync(() => {
         let session = sessions.get(sessionId)
         if (session === undefined) {
-          session = { streams: new Map(), last: undefined, total: 0 }
+          session = { streams: new Map(), total: 0 }
           sessions.set(sessionId, session)
         }
         let events = session.streams.get(streamId)
-        if (events !== undefined && session.last !== streamId) {
-          // Written again: it becomes the newest stream, the last one the session bound drops.
+        if (events !== undefined) {
+          // Written again: it becomes the newest stream, the last one the bounds drop.
           session.streams.delete(streamId)
           session.streams.set(streamId, events)
-        }
-        session.last = streamId
-        if (events === undefined) {
+        } else {
           events = []
           session.streams.set(streamId, events)
           if (session.streams.size > maxStreams) {
