@@ -2,7 +2,7 @@
  * Prompts: typed arguments (an Effect Schema Struct of string-encoded fields), completion of each
  * argument, and a handler that returns messages.
  */
-import { type Mcp, McpError } from "@effect-mcp/schema"
+import { Codec, type Mcp, McpError } from "@effect-mcp/schema"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -92,7 +92,7 @@ export const make = <A, R, I extends Readonly<Record<string, string | undefined>
         Effect.mapError((e) =>
           e instanceof ParseResult.ParseError
             ? new McpError.InvalidParams({
-              message: `Invalid arguments for prompt ${def.name}: ${ParseResult.TreeFormatter.formatErrorSync(e)}`
+              message: `Invalid arguments for prompt ${def.name}: ${Codec.describe(e)}`
             })
             : e
         ),

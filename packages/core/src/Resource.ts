@@ -3,7 +3,7 @@
  * template whose variables are decoded with an Effect Schema, can be completed, and can enumerate
  * its instances for `resources/list`.
  */
-import { type Mcp, McpError } from "@effect-mcp/schema"
+import { Codec, type Mcp, McpError } from "@effect-mcp/schema"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
@@ -155,7 +155,10 @@ export const makeTemplate = <P, R, I extends Readonly<Record<string, string | un
       return decode(vars).pipe(
         Effect.mapError((e) =>
           e instanceof ParseResult.ParseError
-            ? new McpError.ResourceNotFound({ message: `Resource not found: ${uri} (${e.message})`, uri })
+            ? new McpError.ResourceNotFound({
+              message: `Resource not found: ${McpError.quote(uri)} (${Codec.describe(e)})`,
+              uri
+            })
             : e
         ),
         Effect.flatMap((p) => run(read(p, uri), context, ctx)),

@@ -10,6 +10,7 @@ import * as AST from "effect/SchemaAST"
 import * as Domain from "./generated/Domain.js"
 import { byRevision } from "./generated/index.js"
 import { guard } from "./internal/guard.js"
+import { preview } from "./internal/preview.js"
 import { projector } from "./internal/project.js"
 import * as Json from "./Json.js"
 import * as Method from "./Method.js"
@@ -188,30 +189,45 @@ const maxIssues = 8
 const maxIssueLength = 240
 
 /**
- * A copy of an issue tree with at most `budget.left` leaves. Formatting a leaf prints its actual value, so an
- * unpruned tree of deep garbage (a union failing at each of 1000 levels) formats in seconds into megabytes.
+ * A copy of an issue tree with at most `budget.left` leaves, each actual value replaced by a short preview.
+ * Formatting an issue prints its actual value whole and recursively: an unpruned tree of deep garbage (a union
+ * failing at each of 1000 levels) formats in seconds into megabytes, and one value nested a few thousand levels
+ * deep overflows the stack.
  */
 const prune = (issue: ParseResult.ParseIssue, budget: { left: number }): ParseResult.ParseIssue => {
   switch (issue._tag) {
     case "Pointer":
-      return new ParseResult.Pointer(issue.path, issue.actual, prune(issue.issue, budget))
+      return new ParseResult.Pointer(issue.path, preview(issue.actual), prune(issue.issue, budget))
     case "Refinement":
-      return new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, prune(issue.issue, budget))
+      return new ParseResult.Refinement(issue.ast, preview(issue.actual), issue.kind, prune(issue.issue, budget))
     case "Transformation":
-      return new ParseResult.Transformation(issue.ast, issue.actual, issue.kind, prune(issue.issue, budget))
+      return new ParseResult.Transformation(issue.ast, preview(issue.actual), issue.kind, prune(issue.issue, budget))
     case "Composite": {
-      if (!Array.isArray(issue.issues)) {
-        return new ParseResult.Composite(issue.ast, issue.actual, prune(issue.issues as ParseResult.ParseIssue, budget))
-      }
+      const children: ReadonlyArray<ParseResult.ParseIssue> = Array.isArray(issue.issues)
+        ? issue.issues
+        : [issue.issues as ParseResult.ParseIssue]
       const kept: Array<ParseResult.ParseIssue> = []
-      for (const child of issue.issues as ReadonlyArray<ParseResult.ParseIssue>) {
+      for (const child of children) {
         if (budget.left <= 0) break
         kept.push(prune(child, budget))
       }
       const [first, ...rest] = kept
-      return first === undefined ? issue : new ParseResult.Composite(issue.ast, issue.actual, [first, ...rest])
+      return new ParseResult.Composite(
+        issue.ast,
+        preview(issue.actual),
+        first === undefined ? new ParseResult.Type(issue.ast, preview(issue.actual)) : [first, ...rest]
+      )
     }
-    default:
+    case "Type":
+      budget.left--
+      return new ParseResult.Type(issue.ast, preview(issue.actual), issue.message)
+    case "Forbidden":
+      budget.left--
+      return new ParseResult.Forbidden(issue.ast, preview(issue.actual), issue.message)
+    case "Unexpected":
+      budget.left--
+      return new ParseResult.Unexpected(preview(issue.actual), issue.message)
+    case "Missing":
       budget.left--
       return issue
   }

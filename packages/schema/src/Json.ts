@@ -32,3 +32,19 @@ export const JsonArray: Schema.Schema<JsonArray> = Schema.Array(JsonValue).annot
 /** Schema of a JSON object. */
 export const JsonObject: Schema.Schema<JsonObject> = Schema.Record({ key: Schema.String, value: JsonValue })
   .annotations({ identifier: "JSONObject", arbitrary: () => (fc) => Formats.mcpJsonObject(fc) })
+
+/**
+ * Whether a parsed JSON value (or any plain value) nests arrays and objects more than `max` levels deep; a scalar
+ * is at depth 0. It recurses at most `max + 1` levels, so a peer's value of any depth (or a cycle) is safe to ask
+ * about.
+ */
+export const exceedsDepth = (value: unknown, max: number): boolean => {
+  if (typeof value !== "object" || value === null) return false
+  if (max <= 0) return true
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (exceedsDepth(value[i], max - 1)) return true
+    return false
+  }
+  for (const key in value) if (exceedsDepth((value as Record<string, unknown>)[key], max - 1)) return true
+  return false
+}

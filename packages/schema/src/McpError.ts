@@ -242,9 +242,23 @@ const decodeUrlParams = Schema.decodeUnknownOption(Schema.Array(Domain.ElicitReq
 const stringArray = (u: unknown): ReadonlyArray<string> | undefined =>
   Array.isArray(u) && u.every((s) => typeof s === "string") ? u : undefined
 
+/**
+ * A peer's value as an error message quotes it: a string cut to 64 characters, anything else named by its kind
+ * (never printed whole: a value may be megabytes long or thousands of levels deep).
+ */
+export const quote = (u: unknown): string => {
+  if (typeof u === "string") return u.length > 64 ? `${u.slice(0, 64)}…` : u
+  if (Array.isArray(u)) return "an array"
+  return typeof u === "object" && u !== null ? "an object" : String(u)
+}
+
+/** A peer's error message is kept up to this many characters (the rest is cut, marked with "…"). */
+const maxWireMessage = 16_384
+
 /** The typed error for a wire error object (unknown codes and malformed `data` become `JsonRpcError`). */
 export const fromWire = (error: JsonRpc.ErrorObject): McpError => {
-  const { code, data, message } = error
+  const { code, data } = error
+  const message = error.message.length > maxWireMessage ? `${error.message.slice(0, maxWireMessage)}…` : error.message
   const rest = data === undefined ? {} : { data }
   switch (code) {
     case codes.ParseError:

@@ -16,7 +16,7 @@ export const offsetOf = (cursor: string | undefined): Effect.Effect<number, McpE
   const offset = text.startsWith(prefix) ? Number(text.slice(prefix.length)) : Number.NaN
   return Number.isSafeInteger(offset) && offset >= 0
     ? Effect.succeed(offset)
-    : Effect.fail(new McpError.InvalidParams({ message: `Invalid cursor: ${JSON.stringify(cursor)}` }))
+    : Effect.fail(new McpError.InvalidParams({ message: `Invalid cursor: ${McpError.quote(cursor)}` }))
 }
 
 /** One page of `items` starting at the cursor, with the next cursor when more remain. */

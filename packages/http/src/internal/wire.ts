@@ -2,7 +2,7 @@
  * Small facts about JSON-RPC values as they arrive over HTTP (before the engine validates them),
  * and the header encodings of the Streamable HTTP transport.
  */
-import type { JsonRpc } from "@effect-mcp/schema"
+import { type JsonRpc, McpError } from "@effect-mcp/schema"
 import * as Either from "effect/Either"
 
 /** The `_meta` key that carries a request's revision under 2026-07-28. */
@@ -31,6 +31,9 @@ export const isResponse = (u: unknown): u is { readonly id: JsonRpc.RequestId | 
 
 /** The revision a message's `_meta` names, if any. */
 export const metaRevision = (u: unknown): unknown => record(record(record(u).params)._meta)[protocolVersionKey]
+
+/** A peer's value as an error message quotes it (bounded: see `McpError.quote`). */
+export const quote = McpError.quote
 
 /** Parses JSON text. */
 export const parseJson = (text: string): Either.Either<unknown, string> =>
