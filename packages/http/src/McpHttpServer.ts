@@ -31,6 +31,7 @@ import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as EventStore from "./EventStore.js"
+import * as Guards from "./internal/guards.js"
 import * as Outbox from "./internal/outbox.js"
 import * as ParamHeaders from "./internal/paramHeaders.js"
 import * as Sse from "./internal/sse.js"
@@ -122,7 +123,7 @@ export interface Options {
   readonly maxBodySize?: number
   /** Accepted `Host` values, with or without a port (default: localhost, 127.0.0.1, [::1], any port). */
   readonly allowedHosts?: ReadonlyArray<string>
-  /** Accepted `Origin` values, exactly (default: any origin whose host is a localhost name). */
+  /** Accepted `Origin` values, exactly (default: a bare http(s) origin whose host is a localhost name). */
   readonly allowedOrigins?: ReadonlyArray<string>
   /** DNS-rebinding protection: Host and Origin checks (default true). */
   readonly dnsRebindingProtection?: boolean
@@ -219,13 +220,6 @@ const responseIds = (message: Transport.Outgoing): ReadonlyArray<JsonRpc.Request
   const ids: Array<JsonRpc.RequestId> = []
   for (const m of items) if (Wire.isResponse(m) && m.id !== null) ids.push(m.id)
   return ids
-}
-
-const hostnameOf = (host: string): string => {
-  const h = host.toLowerCase()
-  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1)
-  const colon = h.indexOf(":")
-  return colon === -1 ? h : h.slice(0, colon)
 }
 
 const randomSessionId = (): string => {
@@ -372,20 +366,10 @@ const makeHandler = (options: Options) =>
 
     // ---------- guards ----------
 
-    const hostAllowed = (host: string | undefined) => {
-      if (!protect) return true
-      if (host === undefined) return false
-      const h = host.toLowerCase()
-      return allowedHosts.includes(h) || allowedHosts.includes(hostnameOf(h))
-    }
+    const hostAllowed = (host: string | undefined) => !protect || Guards.hostAllowed(allowedHosts, host)
 
-    const originAllowed = (origin: string | undefined) => {
-      if (!protect || origin === undefined) return true
-      if (options.allowedOrigins !== undefined) return options.allowedOrigins.includes(origin)
-      const url = Either.getOrUndefined(Either.try(() => new URL(origin)))
-      return url !== undefined && (url.protocol === "http:" || url.protocol === "https:") &&
-        localHosts.includes(url.hostname.toLowerCase())
-    }
+    const originAllowed = (origin: string | undefined) =>
+      !protect || Guards.originAllowed(localHosts, options.allowedOrigins, origin)
 
     const unauthorized = (e: Unauthorized) => {
       const error = e.error ?? "invalid_token"
