@@ -53,6 +53,11 @@ export interface Options {
   /** The secret that authenticates multi-round-trip `requestState` (default: random per server). */
   readonly requestStateKey?: string | Uint8Array
   /**
+   * How long a multi-round-trip `requestState` is accepted after it was issued (default 10 minutes): a retry with an
+   * older one is refused with the -32602 a tampered state gets.
+   */
+  readonly requestStateMaxAge?: Duration.DurationInput
+  /**
    * The cache hints of list, read and discover results under 2026-07-28 (default: 0 ms, private);
    * `methods` overrides them per method, and a resource's own `cache` overrides them for its reads.
    */
@@ -325,7 +330,10 @@ class Registry implements McpServerService {
 
 /** Makes a server registry (its tasks run in the given scope). */
 export const make = (options: Options): Effect.Effect<McpServerService, never, Scope.Scope> =>
-  Effect.map(Effect.scope, (scope) => new Registry(options, RequestState.make(options.requestStateKey), scope))
+  Effect.map(
+    Effect.scope,
+    (scope) => new Registry(options, RequestState.make(options.requestStateKey, options.requestStateMaxAge), scope)
+  )
 
 /** A server registry as a Layer. */
 export const layer = (options: Options): Layer.Layer<McpServer> => Layer.scoped(McpServer, make(options))
