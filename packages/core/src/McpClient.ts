@@ -5,7 +5,7 @@
  */
 import { Codec, type JsonRpc, type Mcp, McpError, Method, Revision } from "@effect-mcp/schema"
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -79,6 +79,12 @@ export interface Options {
   readonly maxInputRounds?: number
   /** The default timeout of calls (default 60 s). */
   readonly requestTimeout?: Duration.DurationInput
+  /**
+   * How long the `server/discover` probe waits for its answer before the client falls back to `initialize` (default
+   * 5 s, at most `requestTimeout`): a server that never answers it, or answers with another id, costs this, not a
+   * request timeout. Not used when the client is pinned to 2026-07-28.
+   */
+  readonly probeTimeout?: Duration.DurationInput
   /** Extra capabilities to declare (experimental, extensions). */
   readonly capabilities?: Mcp.ClientCapabilities
   /**
@@ -99,19 +105,38 @@ export interface NegotiationMemoryService {
   readonly set: (server: string, era: Era) => Effect.Effect<void>
 }
 
-/** An in-process negotiation memory. */
-export const makeNegotiationMemory = (): NegotiationMemoryService => {
+/** How many servers an in-process negotiation memory remembers by default (the least recently used are forgotten). */
+export const negotiationMemoryCapacity = 1_000
+
+/** An in-process negotiation memory of at most `capacity` servers (default 1,000), least recently used forgotten. */
+export const makeNegotiationMemory = (capacity: number = negotiationMemoryCapacity): NegotiationMemoryService => {
+  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
   const eras = new Map<string, Era>()
   return {
-    get: (server) => Effect.sync(() => Option.fromNullable(eras.get(server))),
-    set: (server, era) => Effect.sync(() => void eras.set(server, era))
+    get: (server) =>
+      Effect.sync(() => {
+        const era = eras.get(server)
+        if (era === undefined) return Option.none()
+        eras.delete(server)
+        eras.set(server, era)
+        return Option.some(era)
+      }),
+    set: (server, era) =>
+      Effect.sync(() => {
+        eras.delete(server)
+        eras.set(server, era)
+        for (const oldest of eras.keys()) {
+          if (eras.size <= Math.max(1, capacity)) break
+          eras.delete(oldest)
+        }
+      })
   }
 }
 
 /** Where clients remember negotiation outcomes; by default one in-process memory shared by every client. */
 export class NegotiationMemory extends Context.Reference<NegotiationMemory>()(
   "@effect-mcp/core/McpClient/NegotiationMemory",
-  { defaultValue: makeNegotiationMemory }
+  { defaultValue: () => makeNegotiationMemory() }
 ) {}
 
 /** A connected MCP client. */
@@ -859,10 +884,22 @@ class Client implements McpClientService, Engine.Handlers<JsonRpc.ErrorObject> {
     )
 }
 
-/** Probes with `server/discover`: the stateless client when the server speaks 2026-07-28, else undefined. */
-const probe = (client: Client, remember: (era: Era) => Effect.Effect<void>) =>
+/** The default bound of the `server/discover` probe. */
+const defaultProbeTimeout = Duration.seconds(5)
+
+/** The bound of the `server/discover` probe: the probe timeout, never longer than the request timeout. */
+const probeBound = (options: Options): Duration.Duration => {
+  const bound = Duration.decode(options.probeTimeout ?? defaultProbeTimeout)
+  return options.requestTimeout === undefined ? bound : Duration.min(bound, Duration.decode(options.requestTimeout))
+}
+
+/**
+ * Probes with `server/discover`: the stateless client when the server speaks 2026-07-28, `"unanswered"` when no
+ * answer came within `bound` (the probe is then cancelled on the wire), else undefined (the server refused it).
+ */
+const probe = (client: Client, remember: (era: Era) => Effect.Effect<void>, bound?: Duration.Duration) =>
   Effect.gen(function*() {
-    const discovered = yield* client.engine.request("server/discover", {
+    const discover = client.engine.request("server/discover", {
       _meta: client.statelessMeta(Revision.stateless)
     }).pipe(
       Effect.map((r) => Codec.decodeResult("server/discover", Revision.stateless, r)),
@@ -873,6 +910,9 @@ const probe = (client: Client, remember: (era: Era) => Effect.Effect<void>) =>
           : Effect.succeed(undefined)
       )
     )
+    const answer = yield* (bound === undefined ? Effect.asSome(discover) : Effect.timeoutOption(discover, bound))
+    if (Option.isNone(answer)) return "unanswered" as const
+    const discovered = answer.value
     if (discovered === undefined || !discovered.supportedVersions.includes(Revision.stateless)) return undefined
     yield* remember("stateless")
     return client.connected({
@@ -944,27 +984,30 @@ const negotiate = (client: Client): Effect.Effect<Client, HandshakeFailed> =>
     if (options.revision !== undefined) {
       if (!Revision.isStateless(options.revision)) return yield* greet(client, remember)
       const stateless = yield* probe(client, remember)
-      if (stateless !== undefined) return stateless
+      if (stateless instanceof Client) return stateless
       return yield* new HandshakeFailed({
         reason: "the client is pinned to 2026-07-28 but the server does not speak it"
       })
     }
-    if (Option.getOrUndefined(remembered) === "handshake") {
-      // Remembered as handshake-only: greeted with `initialize` straight away, with no probe to fail first. Should
-      // the server refuse it now (it was upgraded to 2026-07-28 only), the probe still finds it.
-      return yield* greet(client, remember).pipe(
-        Effect.catchIf(
-          (e) => McpError.isMcpError(e.cause),
-          (e) =>
-            Effect.flatMap(
-              probe(client, remember),
-              (stateless) => (stateless === undefined ? Effect.fail(e) : Effect.succeed(stateless))
-            )
-        )
+    // Greets with `initialize`; should the server refuse it (it speaks 2026-07-28 only, and is alive: it answered),
+    // probes with no short bound.
+    const greetOrProbe = greet(client, remember).pipe(
+      Effect.catchIf(
+        (e) => McpError.isMcpError(e.cause) && e.cause._tag !== "RequestTimeout",
+        (e) =>
+          Effect.flatMap(
+            probe(client, remember),
+            (stateless) => (stateless instanceof Client ? Effect.succeed(stateless) : Effect.fail(e))
+          )
       )
-    }
-    const stateless = yield* probe(client, remember)
-    return stateless ?? (yield* greet(client, remember))
+    )
+    // Remembered as handshake-only (it refused or ignored the probe before): greeted with `initialize` straight away.
+    if (Option.getOrUndefined(remembered) === "handshake") return yield* greetOrProbe
+    const stateless = yield* probe(client, remember, probeBound(options))
+    if (stateless instanceof Client) return stateless
+    // A server that ignored the probe (or answered it with another id) may just have been slow to start: should it
+    // refuse `initialize`, it is probed again, with the request timeout.
+    return yield* (stateless === "unanswered" ? greetOrProbe : greet(client, remember))
   })
 
 /** Connects over the current Transport and performs the handshake. */
