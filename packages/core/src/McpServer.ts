@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Scope from "effect/Scope"
+import * as Engine from "./internal/engine.js"
 import * as RequestState from "./internal/requestState.js"
 import * as Scoped from "./internal/scoped.js"
 import * as ServerSession from "./internal/serverSession.js"
@@ -46,6 +47,10 @@ export interface Options {
   readonly pageSize?: number
   /** At most this many requests of one connection run at once (default unbounded). */
   readonly concurrency?: number
+  /** A frame nested deeper than this is refused unread: -32602 for a request's params (default 512). */
+  readonly maxDepth?: number
+  /** A JSON-RPC batch (2025-03-26) of more messages than this is refused whole with -32600 (default 100). */
+  readonly maxBatchSize?: number
   /** The timeout of server→client requests (default 60 s). */
   readonly requestTimeout?: Duration.DurationInput
   /** How long list changes are gathered before `list_changed` is sent (default 10 ms). */
@@ -168,6 +173,12 @@ export interface ServerStats {
   /** Server→client requests awaiting a response, over every connection. */
   readonly pending: number
 }
+
+/** The default of `Options.maxDepth`: a frame nested deeper is refused unread. */
+export const defaultMaxDepth = Engine.defaultMaxDepth
+
+/** The default of `Options.maxBatchSize`: a longer JSON-RPC batch is refused whole. */
+export const defaultMaxBatchSize = Engine.defaultMaxBatchSize
 
 /** The server being defined. */
 export class McpServer extends Context.Tag("@effect-mcp/core/McpServer")<McpServer, McpServerService>() {}

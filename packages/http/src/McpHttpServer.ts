@@ -285,6 +285,7 @@ const toPlatform = (reply: Reply): HttpServerResponse.HttpServerResponse => {
 const makeHandler = (options: Options) =>
   Effect.gen(function*() {
     const server = yield* McpServer.McpServer
+    const maxBatchSize = server.options.maxBatchSize ?? McpServer.defaultMaxBatchSize
     const rootScope = yield* Effect.scope
     const configuredStore = yield* Effect.serviceOption(EventStore.EventStore)
     const store = options.resumable === false
@@ -617,6 +618,13 @@ const makeHandler = (options: Options) =>
         if (Array.isArray(body) && s.revision !== "2025-03-26") {
           return httpError(400, -32600, "Invalid request: JSON-RPC batches are only accepted from 2025-03-26 sessions")
         }
+        if (Array.isArray(body) && body.length > maxBatchSize) {
+          return httpError(
+            400,
+            -32600,
+            `Invalid request: a batch of ${body.length} messages, more than ${maxBatchSize}`
+          )
+        }
         const requestIds = items.filter(Wire.isRequest).map((m) => m.id)
         if (requestIds.some((id) => s.routes.has(id))) {
           const id = Array.isArray(body) ? null : requestIds[0]!
@@ -732,14 +740,16 @@ const makeHandler = (options: Options) =>
       if (version === undefined) return "Header mismatch: the MCP-Protocol-Version header is required"
       if (meta !== version) {
         return `Header mismatch: MCP-Protocol-Version header value '${version}' does not match body value '${
-          String(meta)
+          Wire.quote(meta)
         }'`
       }
       if (!Wire.isRequest(body)) return undefined
       const method = request.headers["mcp-method"]
       if (method === undefined) return "Header mismatch: the Mcp-Method header is required"
       if (method !== body.method) {
-        return `Header mismatch: Mcp-Method header value '${method}' does not match body value '${body.method}'`
+        return `Header mismatch: Mcp-Method header value '${method}' does not match body value '${
+          Wire.quote(body.method)
+        }'`
       }
       const field = Wire.namedMethods[body.method]
       if (field === undefined) return undefined
@@ -749,12 +759,14 @@ const makeHandler = (options: Options) =>
       if (name === undefined) return "Header mismatch: the Mcp-Name header is not valid Base64"
       const params = Wire.record(Wire.record(body).params)
       const value = params[field]
-      if (name !== String(value)) {
-        return `Header mismatch: Mcp-Name header value '${name}' does not match body value '${String(value)}'`
+      if (typeof value !== "string" || name !== value) {
+        return `Header mismatch: Mcp-Name header value '${Wire.quote(name)}' does not match body value '${
+          Wire.quote(value)
+        }'`
       }
       if (body.method !== "tools/call") return undefined
       // Parameters the tool mirrors into Mcp-Param-{Name} headers must be there and match.
-      const tool = server.tool(String(value))
+      const tool = server.tool(value)
       const mirrored = tool === undefined ? Either.right([]) : ParamHeaders.find(tool.descriptor.inputSchema)
       for (const param of Either.getOrElse(mirrored, () => [])) {
         const expected = ParamHeaders.valueAt(params.arguments, param.path)

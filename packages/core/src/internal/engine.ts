@@ -5,7 +5,7 @@
  * progress, timeouts and cancellation on the wire. It knows nothing of MCP methods beyond cancellation and
  * progress: the session above it (server or client) decides what each request means.
  */
-import { JsonRpc, McpError } from "@effect-mcp/schema"
+import { Codec, Json, JsonRpc, McpError } from "@effect-mcp/schema"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -69,7 +69,21 @@ export interface EngineOptions {
   readonly defaultTimeout?: Duration.DurationInput
   /** How late past its deadline a timeout may fire, so that close deadlines share a sweep (default 10 ms). */
   readonly timeoutResolution?: Duration.DurationInput
+  /** Frames nested deeper than this are refused before anything reads them (default {@link defaultMaxDepth}). */
+  readonly maxDepth?: number
+  /** A JSON-RPC batch of more messages than this is refused whole (default {@link defaultMaxBatchSize}). */
+  readonly maxBatchSize?: number
 }
+
+/**
+ * The default bound on a frame's nesting (arrays and objects). Decoding a recursive type and formatting a value
+ * recurse once or more per level, and overflow the stack at a few thousand levels: 512 keeps them a few times
+ * below that, and far above what any MCP message needs.
+ */
+export const defaultMaxDepth = 512
+
+/** The default bound on a batch's length (the official TypeScript SDK's too). */
+export const defaultMaxBatchSize = 100
 
 /** A running engine over one connection. */
 export interface Engine {
@@ -165,6 +179,8 @@ class Connection<E> implements Engine {
   #nextId = 0
   readonly #defaultTimeout: number
   readonly #resolution: number
+  readonly #maxDepth: number
+  readonly #maxBatchSize: number
 
   constructor(
     private readonly handlers: Handlers<E>,
@@ -177,6 +193,8 @@ class Connection<E> implements Engine {
   ) {
     this.#defaultTimeout = Duration.toMillis(options.defaultTimeout ?? Duration.seconds(60))
     this.#resolution = Duration.toMillis(options.timeoutResolution ?? Duration.millis(10))
+    this.#maxDepth = options.maxDepth ?? defaultMaxDepth
+    this.#maxBatchSize = options.maxBatchSize ?? defaultMaxBatchSize
   }
 
   // ---------- the Engine ----------
@@ -293,6 +311,25 @@ class Connection<E> implements Engine {
     )
   }
 
+  /**
+   * Sends the answer to request `id`. One the transport cannot send while the connection lives (a result that does
+   * not encode as JSON, such as a value nested too deep for `JSON.stringify`) is replaced by -32603, so that the
+   * request still gets exactly one answer.
+   */
+  #sendAnswer(id: JsonRpc.RequestId, response: JsonRpc.Message): Effect.Effect<void> {
+    const sendOptions = { relatedRequestId: id }
+    return this.transport.send(response, sendOptions).pipe(
+      Effect.catchAll((e) =>
+        this.#closed
+          ? Effect.logDebug("effect-mcp: could not send an answer", e.reason)
+          : Effect.zipRight(
+            Effect.logWarning(`effect-mcp: the answer to a request could not be sent, -32603 instead: ${e.reason}`),
+            this.#sendQuietly(JsonRpc.failure(id, internalError), sendOptions)
+          )
+      )
+    )
+  }
+
   // ---------- incoming requests ----------
 
   /** Runs a request's handler and hands the response it deserves to `respond` (none when interrupted). */
@@ -333,9 +370,7 @@ class Connection<E> implements Engine {
       return
     }
     const fiber = this.runFork(
-      this.#bounded(
-        this.#answer(request, frame, (response) => this.#sendQuietly(response, { relatedRequestId: request.id }))
-      )
+      this.#bounded(this.#answer(request, frame, (response) => this.#sendAnswer(request.id, response)))
     )
     // A request answered without waiting is over already: only one still running is in flight.
     if (fiber.unsafePoll() === null) FiberMap.unsafeSet(this.#inflightMap(), request.id, fiber)
@@ -405,13 +440,47 @@ class Connection<E> implements Engine {
 
   // ---------- receiving ----------
 
+  /**
+   * What a frame nested deeper than `maxDepth` gets, read only at its top level and never decoded: a request its
+   * error (-32602 when only its params are too deep), a response fails the request it answers, a notification is
+   * dropped. Returns the error response to send, if any.
+   */
+  #refuseDeep(u: unknown): JsonRpc.ErrorResponse | undefined {
+    const reason = `nested deeper than ${this.#maxDepth} levels`
+    if (looksLikeResponse(u)) {
+      this.#settleId(
+        JsonRpc.salvageId(u),
+        () => Effect.fail(new Transport.TransportError({ reason: `the response was refused: ${reason}` })),
+        `request id (the response was ${reason})`
+      )
+      return undefined
+    }
+    if (isRecord(u) && typeof u.method === "string" && !("id" in u)) {
+      this.background(Effect.logDebug(`effect-mcp: dropped a notification ${reason}`))
+      return undefined
+    }
+    const id = JsonRpc.salvageId(u)
+    const onlyParams = id !== null && isRecord(u) && typeof u.method === "string" &&
+      Object.keys(u).every((key) => key === "params" || !Json.exceedsDepth(u[key], this.#maxDepth - 1))
+    return JsonRpc.failure(
+      id,
+      onlyParams
+        ? { code: McpError.codes.InvalidParams, message: `Invalid params: ${reason}` }
+        : { code: McpError.codes.InvalidRequest, message: `Invalid request: ${reason}` }
+    )
+  }
+
+  /** A frame that is no JSON-RPC message: a request gets -32600; a response fails the request it answers, at once. */
   #invalid(u: unknown, reason: string): void {
-    this.background(
-      looksLikeResponse(u)
-        ? Effect.logWarning(`effect-mcp: dropped an invalid response: ${reason}`)
-        : this.#sendQuietly(
-          JsonRpc.failure(JsonRpc.salvageId(u), { code: McpError.codes.InvalidRequest, message: reason })
-        )
+    if (!looksLikeResponse(u)) {
+      return this.background(this.#sendQuietly(
+        JsonRpc.failure(JsonRpc.salvageId(u), { code: McpError.codes.InvalidRequest, message: reason })
+      ))
+    }
+    this.#settleId(
+      JsonRpc.salvageId(u),
+      () => Effect.fail(new Transport.TransportError({ reason: `the response was invalid: ${reason}` })),
+      `request id (an invalid response: ${reason})`
     )
   }
 
@@ -438,6 +507,15 @@ class Connection<E> implements Engine {
     return Effect.gen(function*() {
       const slots: Array<Deferred.Deferred<Option.Option<JsonRpc.Message>>> = []
       for (const item of items) {
+        if (Json.exceedsDepth(item, engine.#maxDepth)) {
+          const refused = engine.#refuseDeep(item)
+          if (refused !== undefined) {
+            const slot = yield* Deferred.make<Option.Option<JsonRpc.Message>>()
+            yield* Deferred.succeed(slot, Option.some<JsonRpc.Message>(refused))
+            slots.push(slot)
+          }
+          continue
+        }
         const decoded = JsonRpc.decodeMessage(item)
         if (Either.isLeft(decoded)) {
           if (!looksLikeResponse(item)) {
@@ -446,7 +524,7 @@ class Connection<E> implements Engine {
               slot,
               Option.some(JsonRpc.failure(JsonRpc.salvageId(item), {
                 code: McpError.codes.InvalidRequest,
-                message: `Invalid request: ${decoded.left.message}`
+                message: `Invalid request: ${Codec.describe(decoded.left)}`
               }))
             )
             slots.push(slot)
@@ -492,9 +570,30 @@ class Connection<E> implements Engine {
     })
   }
 
-  /** Hands one frame from the transport to the engine (bound: the transport calls it). */
+  /**
+   * Hands one frame from the transport to the engine (bound: the transport calls it). Whatever the frame holds,
+   * nothing thrown while reading it reaches the transport: a defect is that frame's -32603 (when it is a request
+   * with a readable id), never the connection's end.
+   */
   readonly deliver: Transport.Deliver = (incoming) => {
     if (this.#closed) return
+    try {
+      this.#receive(incoming)
+    } catch (defect) {
+      this.#receiveFailed(incoming, defect)
+    }
+  }
+
+  #receiveFailed(incoming: Transport.Incoming, defect: unknown): void {
+    const u = incoming._tag === "Malformed" ? undefined : incoming.message
+    const id = Array.isArray(u) || looksLikeResponse(u) ? null : JsonRpc.salvageId(u)
+    this.background(Effect.zipRight(
+      Effect.logError("effect-mcp: a frame could not be handled", Cause.die(defect)),
+      id === null ? Effect.void : this.#sendQuietly(JsonRpc.failure(id, internalError))
+    ))
+  }
+
+  #receive(incoming: Transport.Incoming): void {
     if (incoming._tag === "Malformed") {
       // A response too large to parse: its request fails now (responses are never answered).
       if (incoming.responseTo !== undefined) {
@@ -515,6 +614,12 @@ class Connection<E> implements Engine {
           JsonRpc.failure(null, { code: McpError.codes.InvalidRequest, message: "Invalid request: empty batch" })
         ))
       }
+      if (u.length > this.#maxBatchSize) {
+        return this.background(this.#sendQuietly(JsonRpc.failure(null, {
+          code: McpError.codes.InvalidRequest,
+          message: `Invalid request: a batch of ${u.length} messages, more than ${this.#maxBatchSize}`
+        })))
+      }
       if (!this.handlers.acceptsBatch()) {
         return this.background(this.#sendQuietly(JsonRpc.failure(null, {
           code: McpError.codes.InvalidRequest,
@@ -523,9 +628,13 @@ class Connection<E> implements Engine {
       }
       return this.background(this.#handleBatch(u, incoming))
     }
+    if (Json.exceedsDepth(u, this.#maxDepth)) {
+      const refused = this.#refuseDeep(u)
+      return refused === undefined ? undefined : this.background(this.#sendQuietly(refused))
+    }
     const decoded = JsonRpc.decodeMessage(u)
     return Either.isLeft(decoded)
-      ? this.#invalid(u, `Invalid request: ${decoded.left.message}`)
+      ? this.#invalid(u, `Invalid request: ${Codec.describe(decoded.left)}`)
       : this.#handleMessage(decoded.right, incoming)
   }
 

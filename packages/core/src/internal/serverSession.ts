@@ -66,8 +66,11 @@ const cacheable = new Set([
 ])
 
 const invalidParams = (message: string) => new McpError.InvalidParams({ message })
-const methodNotFound = (method: string) =>
-  new McpError.MethodNotFound({ message: `Method not found: ${method}`, method })
+/** -32601 for `method` (a peer's method name, or a description that names it: cut to 256 characters). */
+const methodNotFound = (method: string) => {
+  const named = method.length > 256 ? `${method.slice(0, 256)}…` : method
+  return new McpError.MethodNotFound({ message: `Method not found: ${named}`, method: named })
+}
 
 const record = (u: unknown): Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
@@ -722,7 +725,7 @@ const callTool: SessionHandler = (session, params, ctx) => {
   const name = String(params?.name)
   const t = session.server.tool(name)
   if (t === undefined) {
-    return Effect.fail(invalidParams(`Unknown tool: ${name}`))
+    return Effect.fail(invalidParams(`Unknown tool: ${McpError.quote(name)}`))
   }
   const support = t.descriptor.execution?.taskSupport ?? "forbidden"
   const call = t.call(params?.arguments as Record<string, unknown> | undefined, ctx)
@@ -792,7 +795,7 @@ const methodHandlers: Record<string, SessionHandler> = {
       const read = t.read(uri, ctx)
       if (read !== undefined) return read
     }
-    return Effect.fail(new McpError.ResourceNotFound({ message: `Resource not found: ${uri}`, uri }))
+    return Effect.fail(new McpError.ResourceNotFound({ message: `Resource not found: ${McpError.quote(uri)}`, uri }))
   },
   "resources/subscribe": (session, params) =>
     Effect.sync(() => {
@@ -810,7 +813,7 @@ const methodHandlers: Record<string, SessionHandler> = {
     const name = String(params?.name)
     const p = session.server.prompt(name)
     return p === undefined
-      ? Effect.fail(invalidParams(`Unknown prompt: ${name}`))
+      ? Effect.fail(invalidParams(`Unknown prompt: ${McpError.quote(name)}`))
       : p.get(params?.arguments as Record<string, string> | undefined, ctx)
   },
   "completion/complete": (session, params, ctx) => {
@@ -821,11 +824,11 @@ const methodHandlers: Record<string, SessionHandler> = {
     const value = String(argument.value ?? "")
     if (ref.type === "ref/prompt") {
       const p = session.server.prompt(String(ref.name))
-      if (p === undefined) return Effect.fail(invalidParams(`Unknown prompt: ${String(ref.name)}`))
+      if (p === undefined) return Effect.fail(invalidParams(`Unknown prompt: ${McpError.quote(ref.name)}`))
       return Effect.map(p.complete(name, value, args, ctx), completion)
     }
     const t = session.server.templates().find((t) => t.descriptor.uriTemplate === ref.uri)
-    if (t === undefined) return Effect.fail(invalidParams(`Unknown resource template: ${String(ref.uri)}`))
+    if (t === undefined) return Effect.fail(invalidParams(`Unknown resource template: ${McpError.quote(ref.uri)}`))
     return Effect.map(t.complete(name, value, args, ctx), completion)
   }
 }
@@ -839,10 +842,12 @@ export const make = (
     session.scope = yield* Effect.scope
     // Tasks live in the server's store; a handshake session owns its tasks, which end with it.
     yield* Scoped.onClose(Effect.suspend(() => server.tasks.release(session.owner)))
-    session.engine = yield* Engine.make(
-      session,
-      server.options.concurrency === undefined ? {} : { concurrency: server.options.concurrency }
-    )
+    const { concurrency, maxBatchSize, maxDepth } = server.options
+    session.engine = yield* Engine.make(session, {
+      ...(concurrency === undefined ? {} : { concurrency }),
+      ...(maxDepth === undefined ? {} : { maxDepth }),
+      ...(maxBatchSize === undefined ? {} : { maxBatchSize })
+    })
     const engine = session.engine
     yield* server.track(session)
     return { engine, closed: engine.closed }
