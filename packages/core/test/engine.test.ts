@@ -1,6 +1,7 @@
 import { ClientHandlers, Errors, McpClient, McpServer, RequestContext } from "@effect-mcp/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -33,30 +34,107 @@ const connectedTo = (server: Effect.Effect.Success<ReturnType<typeof makeRawServ
     return yield* Fiber.join(connecting)
   })
 
-describe("cancellation", () => {
-  it.scoped("interrupting the caller interrupts the handler, runs its finalizer, and sends no response", () =>
+/**
+ * Waits for `effect` (a handler's interruption, say) for at most 5 s of real time, whatever the test's clock, and
+ * fails naming `what` after that: a cancellation that is ignored fails its test at once, not at the 60 s test timeout.
+ */
+const within = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error(`${what}: not within 5 seconds`) }),
+    Effect.withClock(Clock.make()),
+    Effect.orDie
+  )
+
+/** A tool `slow` that waits until released or interrupted, and the Deferreds each call's `tag` completes. */
+const slowTool = Effect.gen(function*() {
+  const calls = new Map<string, Record<"started" | "release" | "interrupted", Deferred.Deferred<void>>>()
+  const of = (tag: string) =>
     Effect.gen(function*() {
-      const started = yield* Deferred.make<void>()
-      const finalized = yield* Deferred.make<void>()
-      const Slow = McpServer.tool({
-        name: "slow",
-        input: Schema.Struct({}),
-        handler: () =>
-          Deferred.succeed(started, undefined).pipe(
-            Effect.zipRight(Effect.never),
-            Effect.onInterrupt(() => Deferred.succeed(finalized, undefined))
-          )
-      })
-      const server = Slow.pipe(Layer.provideMerge(McpServer.layer(info)))
-      const peer = yield* rawPeer(server)
+      const known = calls.get(tag)
+      if (known !== undefined) return known
+      const made = {
+        started: yield* Deferred.make<void>(),
+        release: yield* Deferred.make<void>(),
+        interrupted: yield* Deferred.make<void>()
+      }
+      calls.set(tag, made)
+      return made
+    })
+  const Slow = McpServer.tool({
+    name: "slow",
+    input: Schema.Struct({ tag: Schema.String }),
+    handler: ({ tag }) =>
+      Effect.flatMap(of(tag), (call) =>
+        Deferred.succeed(call.started, undefined).pipe(
+          Effect.zipRight(Deferred.await(call.release)),
+          Effect.onInterrupt(() => Deferred.succeed(call.interrupted, undefined)),
+          Effect.as(`released ${tag}`)
+        ))
+  })
+  return { server: Slow.pipe(Layer.provideMerge(McpServer.layer(info))), of }
+})
+
+const slowCall = (id: string | number, tag: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "slow", arguments: { tag } }
+})
+
+const cancelNotification = (requestId: string | number) => ({
+  jsonrpc: "2.0",
+  method: "notifications/cancelled",
+  params: { requestId, reason: "user" }
+})
+
+describe("cancellation", () => {
+  for (const id of [7, "call-7", "", "7"]) {
+    it.scoped(
+      `notifications/cancelled for request id ${
+        JSON.stringify(id)
+      } interrupts the handler, runs its finalizer, and sends no response`,
+      () =>
+        Effect.gen(function*() {
+          const slow = yield* slowTool
+          const call = yield* slow.of("a")
+          const peer = yield* rawPeer(slow.server)
+          yield* peer.handshake()
+          yield* peer.send(slowCall(id, "a"))
+          yield* within("the handler started", Deferred.await(call.started))
+          yield* peer.send(cancelNotification(id))
+          yield* within("the handler was interrupted", Deferred.await(call.interrupted))
+          // The next thing the server says is the answer to a ping: the cancelled request got nothing.
+          yield* peer.send({ jsonrpc: "2.0", id: 8, method: "ping" })
+          expect(yield* within("the ping's answer", peer.next)).toEqual({ jsonrpc: "2.0", id: 8, result: {} })
+        })
+    )
+  }
+
+  it.scoped("a cancellation names its request exactly: \"7\" is not 7, and an unknown id cancels nothing", () =>
+    Effect.gen(function*() {
+      const slow = yield* slowTool
+      const asString = yield* slow.of("string")
+      const asNumber = yield* slow.of("number")
+      const peer = yield* rawPeer(slow.server)
       yield* peer.handshake()
-      yield* peer.send({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "slow", arguments: {} } })
-      yield* Deferred.await(started)
-      yield* peer.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "user" } })
-      yield* Deferred.await(finalized)
-      // The next thing the server says is the answer to a ping: the cancelled request got nothing.
-      yield* peer.send({ jsonrpc: "2.0", id: 8, method: "ping" })
-      expect(yield* peer.next).toEqual({ jsonrpc: "2.0", id: 8, result: {} })
+      yield* peer.send(slowCall("7", "string"))
+      yield* peer.send(slowCall(7, "number"))
+      yield* within(
+        "both handlers started",
+        Effect.zip(Deferred.await(asString.started), Deferred.await(asNumber.started))
+      )
+      yield* peer.send(cancelNotification("7"))
+      yield* peer.send(cancelNotification("unknown"))
+      yield* peer.send(cancelNotification(70))
+      yield* within("the handler of \"7\" was interrupted", Deferred.await(asString.interrupted))
+      // 7 was left alone: released, it answers (and the string "7" got no answer before it).
+      yield* Deferred.succeed(asNumber.release, undefined)
+      expect(yield* within("the answer to 7", peer.next)).toEqual({
+        jsonrpc: "2.0",
+        id: 7,
+        result: { content: [{ type: "text", text: "released number" }] }
+      })
+      expect(yield* Deferred.isDone(asNumber.interrupted)).toBe(false)
     }))
 
   it.scoped("interrupting a client call sends notifications/cancelled and the server handler stops", () =>
@@ -74,9 +152,9 @@ describe("cancellation", () => {
       })
       const client = yield* connect(Slow.pipe(Layer.provideMerge(McpServer.layer(info))))
       const call = yield* Effect.fork(client.callTool("slow", {}))
-      yield* Deferred.await(started)
+      yield* within("the handler started", Deferred.await(started))
       yield* Fiber.interrupt(call)
-      yield* Deferred.await(finalized)
+      yield* within("the handler was interrupted", Deferred.await(finalized))
     }))
   it.scoped("a cancelled call aborts its handler's signal; a call that finished leaves it alone", () =>
     Effect.gen(function*() {
@@ -99,10 +177,10 @@ describe("cancellation", () => {
       const client = yield* connect(Fetching.pipe(Layer.provideMerge(McpServer.layer(info))))
       yield* client.callTool("fetching", { hang: false })
       const call = yield* Effect.fork(client.callTool("fetching", { hang: true }))
-      yield* Deferred.await(started)
+      yield* within("the handler started", Deferred.await(started))
       expect(signals[1]?.aborted).toBe(false)
       yield* Fiber.interrupt(call)
-      yield* Deferred.await(aborted)
+      yield* within("the handler's signal was aborted", Deferred.await(aborted))
       expect(signals.map((s) => s.aborted)).toEqual([false, true])
     }))
 
@@ -228,13 +306,13 @@ describe("timeouts", () => {
       })
       const client = yield* connect(Slow.pipe(Layer.provideMerge(McpServer.layer(info))))
       const call = yield* Effect.fork(Effect.either(client.callTool("slow", {}, { timeout: "5 seconds" })))
-      yield* Deferred.await(started)
+      yield* within("the handler started", Deferred.await(started))
       yield* TestClock.adjust("4 seconds")
       expect(call.unsafePoll()).toBeNull()
       yield* TestClock.adjust("2 seconds")
       const result = yield* Fiber.join(call)
       expect(Either.isLeft(result) && result.left._tag).toBe("RequestTimeout")
-      yield* Deferred.await(cancelled)
+      yield* within("the handler was interrupted", Deferred.await(cancelled))
     }))
 
   it.scoped("a short timeout fires on time while a long one waits; the long one still fires at its deadline", () =>
@@ -341,7 +419,12 @@ describe("progress", () => {
               // the first pull sends the call; then nobody reads until the server is done
               const out: Array<McpClient.CallEvent<unknown>> = [...Chunk.toReadonlyArray(yield* Effect.orDie(pull))]
               yield* Deferred.await(done)
-              yield* Effect.sleep("50 millis")
+              // Frames are handled in order and the response settles the call: once nothing is pending, every
+              // update is in the mailbox. Nothing announces that while nobody reads, so this polls (bounded).
+              yield* within(
+                "the response arrived",
+                Effect.yieldNow().pipe(Effect.repeat({ until: () => client.stats().pending === 0 }))
+              )
               while (true) {
                 const next = yield* Effect.option(pull)
                 if (next._tag === "None") return out

@@ -162,7 +162,7 @@ describe("JSON and SSE answers", () => {
 
   it.scopedLive("a cancelled request's POST ends as an SSE stream without an event; the session carries on", () =>
     Effect.gen(function*() {
-      for (const responseMode of ["auto", "json"] as const) {
+      for (const [responseMode, id] of [["auto", 7], ["json", 7], ["auto", "call-7"], ["json", "7"]] as const) {
         const started = yield* Deferred.make<void>()
         const interrupted = yield* Deferred.make<void>()
         const { url } = yield* serve(
@@ -173,9 +173,9 @@ describe("JSON and SSE answers", () => {
           })
         )
         const { headers } = yield* openSession(url)
-        const pending = Effect.runPromise(post(url, call(7, "slow"), headers))
-        yield* Deferred.await(started)
-        const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } }
+        const pending = Effect.runPromise(post(url, call(id, "slow"), headers))
+        yield* Deferred.await(started).pipe(Effect.timeout("5 seconds"))
+        const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }
         expect((yield* post(url, cancel, headers)).status).toBe(202)
         yield* Deferred.await(interrupted).pipe(Effect.timeout("5 seconds"))
         const answer = yield* Effect.promise(() => pending)

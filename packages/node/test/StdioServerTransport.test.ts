@@ -7,8 +7,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
+import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import { PassThrough } from "node:stream"
 import { StringDecoder } from "node:string_decoder"
+import { fileURLToPath } from "node:url"
 import * as Ndjson from "../src/internal/ndjson.js"
 import * as LineReader from "../src/internal/readable.js"
 
@@ -282,4 +285,61 @@ describe("StdioServerTransport", () => {
       const error = yield* Effect.flip(transport.send({ jsonrpc: "2.0", method: "ping" }))
       expect(error._tag).toBe("TransportError")
     }))
+})
+
+// The fixture imports the built packages: `tsc -b` must have run (the root test:all script does).
+const fixture = fileURLToPath(new URL("./fixtures/server.mjs", import.meta.url))
+
+/** The lines of a child's stdout or stderr, one Queue item each (stdout's parsed as JSON). */
+const lines = <A>(stream: NodeJS.ReadableStream, parse: (line: string) => A) =>
+  Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<A>()
+    const decoder = new StringDecoder("utf8")
+    let pending = ""
+    stream.on("data", (chunk: Buffer) => {
+      pending += decoder.write(chunk)
+      let at: number
+      while ((at = pending.indexOf("\n")) !== -1) {
+        queue.unsafeOffer(parse(pending.slice(0, at)))
+        pending = pending.slice(at + 1)
+      }
+    })
+    return queue
+  })
+
+describe("StdioServerTransport in a real child process", () => {
+  for (const id of ["call-1", "1", 1]) {
+    it.scopedLive(`notifications/cancelled for request id ${JSON.stringify(id)} interrupts the handler; it gets no answer`, () =>
+      Effect.gen(function*() {
+        if (!existsSync(fileURLToPath(new URL("../dist/index.js", import.meta.url)))) {
+          return yield* Effect.dieMessage("run `tsc -b` first: the stdio fixture imports the built packages")
+        }
+        const child = yield* Effect.acquireRelease(
+          Effect.sync(() => spawn(process.execPath, [fixture], { stdio: ["pipe", "pipe", "pipe"] })),
+          (child) => Effect.sync(() => child.kill("SIGKILL"))
+        )
+        const out = yield* lines(child.stdout, (line) => JSON.parse(line))
+        const err = yield* lines(child.stderr, (line) => line)
+        const send = (message: unknown) => Effect.sync(() => child.stdin.write(line(message)))
+        /** Waits (5 s at most) for the fixture's stderr line `fixture: <marker>`. */
+        const marked = (marker: string) =>
+          Queue.take(err).pipe(
+            Effect.repeat({ until: (l) => l === `fixture: ${marker}` }),
+            Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error(`no "${marker}" within 5 s`) })
+          )
+        yield* send(initialize("init"))
+        expect(yield* Queue.take(out)).toMatchObject({ id: "init", result: { serverInfo: { name: "stdio-fixture" } } })
+        yield* send(initialized)
+        const slow = { name: "slow", arguments: { steps: 1_000_000, delayMs: 20 } }
+        yield* send({ jsonrpc: "2.0", id, method: "tools/call", params: slow })
+        yield* marked("slow: started")
+        yield* send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "test" } })
+        yield* marked("slow: interrupted")
+        // The cancelled request got no answer: the next response is the ping's.
+        yield* send({ jsonrpc: "2.0", id: "after", method: "ping" })
+        const seen: Array<any> = []
+        while (seen.at(-1)?.id !== "after") seen.push(yield* Queue.take(out))
+        expect(seen.filter((m) => "id" in m)).toEqual([{ jsonrpc: "2.0", id: "after", result: {} }])
+      }))
+  }
 })
