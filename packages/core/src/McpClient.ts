@@ -172,7 +172,7 @@ export interface McpClientService {
   readonly ping: (options?: CallOptions) => Effect.Effect<void, McpClientError>
   /** Every tool, following every page. */
   readonly listTools: () => Effect.Effect<ReadonlyArray<Mcp.Tool>, McpClientError>
-  /** Calls a tool; validates `structuredContent` against the tool's `outputSchema` when known. */
+  /** Calls a tool; validates any `structuredContent` (an error's too) against the tool's `outputSchema` when known. */
   readonly callTool: (
     name: string,
     args?: Readonly<Record<string, unknown>>,
@@ -539,10 +539,12 @@ class Client implements McpClientService, Engine.Handlers<JsonRpc.ErrorObject> {
         new ProtocolViolation({ reason: `tools/call ${name} returned an unexpected ${result.resultType} result` })
       )
     }
+    // As the official clients do: an output schema requires structuredContent on a result that is not an error, and
+    // binds any structuredContent, an error's included (SDK 1.x checks both; Tool's typed failures never send one).
     const schema = this.outputSchemas?.get(name)
-    if (schema === undefined || result.isError === true) return Effect.succeed(result)
+    if (schema === undefined) return Effect.succeed(result)
     if (result.structuredContent === undefined) {
-      return Effect.fail(
+      return result.isError === true ? Effect.succeed(result) : Effect.fail(
         new ProtocolViolation({ reason: `tool ${name} has an output schema but returned no structuredContent` })
       )
     }
@@ -551,7 +553,9 @@ class Client implements McpClientService, Engine.Handlers<JsonRpc.ErrorObject> {
       ? Effect.succeed(result)
       : Effect.fail(
         new ProtocolViolation({
-          reason: `tool ${name} returned structuredContent that violates its outputSchema: ${problem}`
+          reason: `tool ${name} returned ${
+            result.isError === true ? "an error whose structuredContent violates" : "structuredContent that violates"
+          } its outputSchema: ${problem}`
         })
       )
   }

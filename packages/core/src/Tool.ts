@@ -4,12 +4,20 @@
  * Effect Schemas) and a call that decodes arguments, runs the handler and encodes its outcome:
  * success as `structuredContent` (with an output schema) or content, a typed failure as an
  * `isError: true` result, an `McpError` as a JSON-RPC error.
+ *
+ * A typed failure's wire form: `isError: true`, its encoded value as JSON text (what a model or a
+ * person reads) and under `_meta["effect-mcp/failure"]` (what `decodeFailure` reads, in every
+ * revision). A declared `outputSchema` binds every `structuredContent`, errors included (the SDK
+ * 1.x client validates it on error results too and throws when it does not conform), so the error
+ * result of a tool with an output schema carries no `structuredContent`; a tool without one also
+ * gets the value (when it is an object) as `structuredContent`, which no client checks.
  */
 import { type Mcp, McpError, Revision } from "@effect-mcp/schema"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { runHandler } from "./internal/handlerContext.js"
@@ -86,20 +94,43 @@ export const toResult = (value: ToolContent): Mcp.CallToolResult => {
 
 const asJsonText = (u: unknown) => (typeof u === "string" ? u : JSON.stringify(u))
 
-const encodeFailure = <F, FI>(failure: Schema.Schema<F, FI, never> | undefined, error: F) => {
-  if (failure === undefined) return { content: [text(String(error))], isError: true }
-  return Schema.encodeEither(failure)(error).pipe(
-    (e) =>
-      e._tag === "Right"
-        ? {
-          content: [text(asJsonText(e.right))],
-          isError: true,
-          ...(typeof e.right === "object" && e.right !== null && !Array.isArray(e.right)
-            ? { structuredContent: e.right }
-            : {})
-        }
-        : { content: [text(String(error))], isError: true }
-  )
+/** The `_meta` key of an `isError` result that carries the tool's typed failure, encoded with its failure schema. */
+export const failureKey = "effect-mcp/failure"
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** A typed failure as an `isError` result: never `structuredContent` when the tool declares an output schema. */
+const encodeFailure = <F, FI>(
+  failure: Schema.Schema<F, FI, never> | undefined,
+  error: F,
+  hasOutputSchema: boolean
+): Mcp.CallToolResult => {
+  const encoded = failure === undefined ? undefined : Schema.encodeEither(failure)(error)
+  if (encoded === undefined || Either.isLeft(encoded)) return { content: [text(String(error))], isError: true }
+  const value = encoded.right
+  return {
+    content: [text(asJsonText(value))],
+    isError: true,
+    _meta: { [failureKey]: value },
+    ...(hasOutputSchema || !isObject(value) ? {} : { structuredContent: value })
+  }
+}
+
+/**
+ * Reads the typed failure of a tool's `isError` result with the tool's failure schema: the value under
+ * `_meta["effect-mcp/failure"]`, else (a peer that does not set it) its `structuredContent`. None for a result
+ * that is not an error or carries no value the schema accepts.
+ */
+export const decodeFailure = <F, FI>(
+  failure: Schema.Schema<F, FI, never>
+): (result: Mcp.CallToolResult) => Option.Option<F> => {
+  const decode = Schema.decodeUnknownOption(failure)
+  return (result) => {
+    if (result.isError !== true) return Option.none()
+    const meta = result._meta
+    const carried = meta !== undefined && Object.hasOwn(meta, failureKey) ? meta[failureKey] : result.structuredContent
+    return carried === undefined ? Option.none() : decode(carried)
+  }
 }
 
 const invalidArguments = (
@@ -177,7 +208,7 @@ export const make = <I, II, O, OI, F, FI, R>(
     if (error instanceof ToolError) {
       return Effect.succeed({ content: [text(error.message), ...(error.content ?? [])], isError: true })
     }
-    return Effect.succeed(encodeFailure(def.failure, error as F))
+    return Effect.succeed(encodeFailure(def.failure, error as F, def.output !== undefined))
   }
   /** Runs the handler on decoded input: its value encoded, its typed failure an `isError` result or an McpError. */
   const run = (input: I, ctx: RequestContextService) =>

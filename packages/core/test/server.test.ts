@@ -53,7 +53,9 @@ describe("tools", () => {
       expect(ok.content).toEqual([{ type: "text", text: JSON.stringify({ balance: 70 }) }])
       const failed = yield* client.callTool("withdraw", { amount: 500 })
       expect(failed.isError).toBe(true)
-      expect(failed.structuredContent).toEqual({ _tag: "Overdrawn", balance: 100 })
+      // The outputSchema binds every structuredContent, so the failure travels under _meta (see toolFailure.test.ts).
+      expect(failed.structuredContent).toBeUndefined()
+      expect(Option.getOrThrow(Tool.decodeFailure(Overdrawn)(failed))).toMatchObject({ balance: 100 })
     }))
 
   it.scoped("McpError failures are JSON-RPC errors; ToolError is an isError result", () =>
