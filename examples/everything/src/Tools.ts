@@ -1,7 +1,7 @@
 /**
  * The everything server's tools: one per behaviour the conformance suite's tool scenarios check
  * (content of every kind, logging, progress, errors, sampling, elicitation, JSON Schema 2020-12,
- * SSE reconnection), plus `echo`.
+ * SSE reconnection), plus `echo` and `divide` (structured output and a typed failure).
  */
 import { McpServer, RequestContext, Tool } from "@effect-mcp/core"
 import type { Mcp, McpError } from "@effect-mcp/schema"
@@ -17,6 +17,28 @@ export const Echo = McpServer.tool({
   description: "Returns the given text unchanged",
   input: Schema.Struct({ text: Schema.String.annotations({ description: "The text to echo back" }) }),
   handler: ({ text }) => Effect.succeed(text)
+})
+
+/** `divide`'s typed failure: the divisor was zero. */
+export class DivisionByZero extends Schema.TaggedError<DivisionByZero>()("DivisionByZero", {
+  dividend: Schema.Number,
+  message: Schema.String
+}) {}
+
+/** `divide`: `a / b` as the structured output `{ quotient }`; dividing by zero fails with `DivisionByZero`. */
+export const Divide = McpServer.tool({
+  name: "divide",
+  description: "Divides a by b; dividing by zero fails with a typed DivisionByZero error",
+  input: Schema.Struct({
+    a: Schema.Number.annotations({ description: "The dividend" }),
+    b: Schema.Number.annotations({ description: "The divisor" })
+  }),
+  output: Schema.Struct({ quotient: Schema.Number }),
+  failure: DivisionByZero,
+  handler: ({ a, b }) =>
+    b === 0
+      ? Effect.fail(new DivisionByZero({ dividend: a, message: `cannot divide ${a} by zero` }))
+      : Effect.succeed({ quotient: a / b })
 })
 
 /** `test_simple_text`: one text content. */
@@ -332,6 +354,7 @@ export const Reconnection = McpServer.tool({
 /** Every tool of the everything server. */
 export const layer = Layer.mergeAll(
   Echo,
+  Divide,
   SimpleText,
   ImageContent,
   AudioContent,

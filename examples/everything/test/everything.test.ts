@@ -1,4 +1,4 @@
-import { ClientHandlers, McpClient, McpTest } from "@effect-mcp/core"
+import { ClientHandlers, McpClient, McpTest, Tool } from "@effect-mcp/core"
 import type { Mcp } from "@effect-mcp/schema"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Everything from "../src/Everything.js"
 import * as Media from "../src/Media.js"
@@ -86,6 +87,7 @@ const texts = (result: Mcp.CallToolResult) => result.content.flatMap((c) => (c.t
 
 const toolNames = [
   "echo",
+  "divide",
   "test_simple_text",
   "test_image_content",
   "test_audio_content",
@@ -162,6 +164,28 @@ for (const { label, revision } of clients) {
         const result = yield* client.callTool("echo", { text: "hello, everything" })
         expect(result.content).toEqual([{ type: "text", text: "hello, everything" }])
         expect(result.isError).toBeUndefined()
+      }))
+
+    it.scoped("divide: structured output, and a typed failure our client decodes with the failure schema", () =>
+      Effect.gen(function*() {
+        const { client } = yield* connect(revision)
+        // Listing first, so the client knows divide's outputSchema and checks every structuredContent against it.
+        const divide = (yield* client.listTools()).find((t) => t.name === "divide")
+        expect(divide?.outputSchema).toMatchObject({ required: ["quotient"] })
+        const ok = yield* client.callTool("divide", { a: 7, b: 2 })
+        expect(ok.structuredContent).toEqual({ quotient: 3.5 })
+        const failed = yield* client.callTool("divide", { a: 7, b: 0 })
+        expect(failed.isError).toBe(true)
+        expect(failed.structuredContent).toBeUndefined()
+        expect(JSON.parse(texts(failed)[0]!)).toEqual({
+          _tag: "DivisionByZero",
+          dividend: 7,
+          message: "cannot divide 7 by zero"
+        })
+        const typed = Tool.decodeFailure(Tools.DivisionByZero)(failed)
+        expect(Option.isSome(typed) && typed.value).toBeInstanceOf(Tools.DivisionByZero)
+        expect(Option.getOrThrow(typed)).toMatchObject({ dividend: 7, message: "cannot divide 7 by zero" })
+        expect(Option.isNone(Tool.decodeFailure(Tools.DivisionByZero)(ok))).toBe(true)
       }))
 
     it.scoped("the content tools return text, image, audio, an embedded resource and all of them mixed", () =>

@@ -233,6 +233,17 @@ const callText = (name: string, args: Record<string, unknown> = {}) =>
 /** Every tool of examples/everything that needs nothing of the client, and a check of its answer. */
 const plainCalls: Record<string, Effect.Effect<void, never, Connection>> = {
   echo: Effect.map(callText("echo", { text: "hi" }), (t) => expect(t).toBe("hi")),
+  divide: Effect.gen(function*() {
+    // structuredContent exists from 2025-06-18; the text carries the same JSON at every revision.
+    const r = yield* use((p) => p.callTool("divide", { a: 7, b: 2 }))
+    expect(r.isError ?? false).toBe(false)
+    expect(JSON.parse(textOf(r.content))).toEqual({ quotient: 3.5 })
+    if (r.structuredContent !== undefined) expect(r.structuredContent).toEqual({ quotient: 3.5 })
+    // Its typed failure reaches the client as an error result (typedFailure.test.ts checks it against the schema).
+    const failed = yield* use((p) => p.callTool("divide", { a: 7, b: 0 }))
+    expect(failed.isError).toBe(true)
+    expect(textOf(failed.content)).toContain("cannot divide 7 by zero")
+  }),
   test_simple_text: Effect.map(
     callText("test_simple_text"),
     (t) => expect(t).toBe("This is a simple text response for testing.")
