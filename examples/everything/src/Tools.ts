@@ -9,6 +9,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Media from "./Media.js"
 
 /** `echo`: returns its `text` argument as one text content. */
@@ -351,6 +353,49 @@ export const Reconnection = McpServer.tool({
     })
 })
 
+/** How long `test_cancellations` waits, at most, for the count it was asked for. */
+export const cancellationWait = "5 seconds"
+
+/**
+ * `test_cancellable` and `test_cancellations`, so that a client can check that its cancellation reached the
+ * server's handler: the first reports progress 0 (when the client sent a token) and waits until it is cancelled,
+ * counting each interruption; the second answers `{ cancelled }`, the count, once it is at least `atLeast` (or after
+ * waiting `cancellationWait` for it).
+ */
+export const Cancellation: Layer.Layer<never, never, McpServer.McpServer> = Layer.unwrapEffect(
+  Effect.map(SubscriptionRef.make(0), (cancelled) =>
+    Layer.mergeAll(
+      McpServer.tool({
+        name: "test_cancellable",
+        description: "Reports progress 0, then waits until the client cancels it; the server counts the cancellations",
+        input: Tool.NoInput,
+        handler: () =>
+          RequestContext.progress(0, 1, "waiting until cancelled").pipe(
+            Effect.zipRight(Effect.never),
+            Effect.onInterrupt(() => SubscriptionRef.update(cancelled, (n) => n + 1)),
+            Effect.as("unreachable: this call ends only when it is cancelled")
+          )
+      }),
+      McpServer.tool({
+        name: "test_cancellations",
+        description: `How many test_cancellable calls were cancelled; waits (up to ${cancellationWait}) for atLeast`,
+        input: Schema.Struct({
+          atLeast: Schema.optional(Schema.Int.annotations({ description: "The count to wait for" }))
+        }),
+        output: Schema.Struct({ cancelled: Schema.Int }),
+        handler: ({ atLeast }) =>
+          cancelled.changes.pipe(
+            Stream.filter((n) => n >= (atLeast ?? 0)),
+            Stream.runHead,
+            Effect.timeout(cancellationWait),
+            Effect.ignore,
+            Effect.zipRight(SubscriptionRef.get(cancelled)),
+            Effect.map((n) => ({ cancelled: n }))
+          )
+      })
+    ))
+)
+
 /** Every tool of the everything server. */
 export const layer = Layer.mergeAll(
   Echo,
@@ -368,5 +413,6 @@ export const layer = Layer.mergeAll(
   ElicitationDefaults,
   ElicitationEnums,
   JsonSchema2020_12,
-  Reconnection
+  Reconnection,
+  Cancellation
 )

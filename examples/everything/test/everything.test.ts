@@ -101,7 +101,9 @@ const toolNames = [
   "test_elicitation_sep1034_defaults",
   "test_elicitation_sep1330_enums",
   "json_schema_2020_12_tool",
-  "test_reconnection"
+  "test_reconnection",
+  "test_cancellable",
+  "test_cancellations"
 ]
 
 describe("the media", () => {
@@ -314,6 +316,21 @@ for (const { label, revision } of clients) {
         const { client } = yield* connect(revision)
         const result = yield* client.callTool("test_reconnection", {})
         expect(texts(result)[0]).toMatch(/^Reconnection test completed successfully/)
+      }).pipe(Effect.scoped))
+
+    it.live("a cancelled test_cancellable is interrupted on the server, and test_cancellations counts it", () =>
+      Effect.gen(function*() {
+        const { client } = yield* connect(revision)
+        const cancellations = (args: { readonly atLeast?: number }) =>
+          Effect.map(client.callTool("test_cancellations", args), (r) => JSON.parse(texts(r)[0]!))
+        expect(yield* cancellations({})).toEqual({ cancelled: 0 })
+        for (const n of [1, 2]) {
+          // The first progress update says the handler runs; the stream ends there, which cancels the call.
+          const seen = yield* client.callToolStream("test_cancellable", {}).pipe(Stream.take(1), Stream.runCollect)
+          expect(Chunk.toArray(seen).map((e) => e._tag)).toEqual(["Progress"])
+          expect(yield* cancellations({ atLeast: n })).toEqual({ cancelled: n })
+        }
+        expect(texts(yield* client.callTool("echo", { text: "after" }))).toEqual(["after"])
       }).pipe(Effect.scoped))
 
     it.scoped("lists the direct resources and the template", () =>

@@ -145,8 +145,10 @@ const notes = `## Notes
   (\`examples/interop/test/fixtures/loopback.mjs\`) that makes a host-less \`listen\` bind 127.0.0.1 and print the port.
 - **Cancel.** Against the fixtures the server counts the cancellations it saw (its \`slow\` tool's abort signal) and
   the test asks it; against server-everything only the client side is checked (the call ends, the connection
-  serves the next call). Against our server the SDK clients abort with an \`AbortSignal\` once the tool has logged
-  that it started; the test checks the call rejects and the connection still works.
+  serves the next call). Against our server the SDK clients call \`test_cancellable\` and abort with an
+  \`AbortSignal\` on its first progress update; the test checks the call rejects, that the server's handler was
+  interrupted (\`test_cancellations\` counts the interruptions, waiting up to 5 s for the one expected), and that the
+  connection still works.
 `
 
 /** Records each operation's outcome; after the file's tests, writes them out and re-renders docs/interop.md. */

@@ -290,6 +290,13 @@ const interactive = [
   "test_elicitation_sep1330_enums"
 ]
 
+/** The tools the cancel step uses: one that waits until cancelled, one that says how many cancellations the server saw. */
+const cancellation = ["test_cancellable", "test_cancellations"]
+
+/** How many test_cancellable calls the server saw cancelled, once there are `atLeast` (it waits up to 5 s for them). */
+const cancellations = (atLeast: number) =>
+  Effect.map(callText("test_cancellations", { atLeast }), (t) => (JSON.parse(t) as { cancelled: number }).cancelled)
+
 interface Run {
   readonly client: string
   readonly revisions: ReadonlyArray<
@@ -370,7 +377,7 @@ for (const sdk of runs) {
               Effect.map(use((p) => p.listTools()), (tools) =>
                 expect(
                   tools.map((t) => t.name).sort()
-                ).toEqual([...Object.keys(plainCalls), ...interactive].sort()))
+                ).toEqual([...Object.keys(plainCalls), ...interactive, ...cancellation].sort()))
             ))
 
           it.effect("tools/call (every tool)", () =>
@@ -498,10 +505,12 @@ for (const sdk of runs) {
             op(
               "cancel",
               Effect.gen(function*() {
+                const before = yield* cancellations(0)
+                // test_cancellable reports progress once it runs, then waits: the client aborts on that update.
                 const outcome = yield* use(async (p) => {
                   const abort = new AbortController()
                   try {
-                    await p.callTool("test_tool_with_progress", {}, {
+                    await p.callTool("test_cancellable", {}, {
                       onprogress: () => abort.abort(),
                       signal: abort.signal
                     })
@@ -511,6 +520,8 @@ for (const sdk of runs) {
                   }
                 })
                 expect(outcome).toBe("aborted")
+                // The server saw it: the handler was interrupted.
+                expect(yield* cancellations(before + 1)).toBe(before + 1)
                 expect(yield* callText("echo", { text: "after" })).toBe("after")
               })
             ))
