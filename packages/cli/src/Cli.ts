@@ -40,8 +40,15 @@ const failure = (e: McpClient.McpClientError | Unreachable | UsageError): CliErr
     case "UsageError":
       return e
     case "ConnectionClosed":
-    case "TransportError":
       return new Unreachable({ message: `the connection broke: ${Target.reasonOf(e)}` })
+    case "TransportError":
+      // With a status the server answered (HTTP 500, ...); without one the connection broke.
+      return new Unreachable({ message: e.status === undefined ? `the connection broke: ${e.reason}` : e.reason })
+    case "Unauthorized":
+    case "Forbidden":
+      return new Unreachable({ message: Target.reasonOf(e) })
+    case "SessionExpired":
+      return new Unreachable({ message: e.message })
     case "CapabilityMissing":
     case "ProtocolViolation":
       return new ProtocolFailure({ message: Target.reasonOf(e) })

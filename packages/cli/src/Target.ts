@@ -2,7 +2,7 @@
  * Target: the server a command talks to: a URL (Streamable HTTP, falling back to HTTP+SSE), or the
  * command line after `--` (a stdio server, started as a child and stopped with the command).
  */
-import { McpClient } from "@effect-mcp/core"
+import { McpClient, Transport } from "@effect-mcp/core"
 import { McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
 import * as Effect from "effect/Effect"
@@ -57,13 +57,19 @@ export const client = (target: Target): Layer.Layer<McpClient.McpClient, Unreach
   )
 }
 
-/** The reason a failure gives, without its stack. */
-export const reasonOf = (e: unknown): string =>
-  typeof e === "object" && e !== null && "reason" in e && typeof e.reason === "string"
+/** The reason a failure gives, without its stack; a refusal of our credentials says how the server wants them. */
+export const reasonOf = (e: unknown): string => {
+  const reason = typeof e === "object" && e !== null && "reason" in e && typeof e.reason === "string"
     ? e.reason
     : e instanceof Error
     ? e.message
     : String(e)
+  // A refused handshake carries the refusal as its cause.
+  const refusal = typeof e === "object" && e !== null && "cause" in e && e.cause !== undefined ? e.cause : e
+  if (!(refusal instanceof Transport.Unauthorized || refusal instanceof Transport.Forbidden)) return reason
+  const asked = refusal.wwwAuthenticate
+  return asked === undefined ? reason : `${reason}; WWW-Authenticate: ${asked.slice(0, 300)}`
+}
 
 /** Runs an effect with the target's client. */
 export const withClient = <A, E, R>(

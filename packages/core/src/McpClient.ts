@@ -20,11 +20,15 @@ import * as Engine from "./internal/engine.js"
 import { check } from "./internal/jsonSchemaCheck.js"
 import * as Transport from "./Transport.js"
 
-/** Every way a client call can fail. */
+/**
+ * Every way a client call can fail: the server's JSON-RPC error (a timeout is `RequestTimeout`), the connection's
+ * end, what the transport saw instead of an answer (`TransportError`, `Unauthorized`, `Forbidden`, `SessionExpired`),
+ * a capability the server lacks, or an answer that breaks the protocol.
+ */
 export type McpClientError =
   | McpError.McpError
   | ConnectionClosed
-  | Transport.TransportError
+  | Transport.RequestError
   | CapabilityMissing
   | ProtocolViolation
 

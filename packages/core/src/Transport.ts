@@ -37,16 +37,22 @@ export interface Frame {
   readonly requestId?: string | number
 }
 
-/** Bytes from the peer that were not JSON; the engine answers -32700 with id null. */
+/**
+ * What the transport could not turn into a frame: bytes from the peer that were not JSON (the engine answers -32700
+ * with id null), or, with `responseTo`, the answer to one of our requests that the transport could not read or get
+ * (the engine fails that request, and that request only, instead of waiting for its timeout).
+ */
 export interface Malformed {
   readonly _tag: "Malformed"
-  /** Why the bytes could not be parsed. */
+  /** Why the bytes could not be parsed, or why no answer came. */
   readonly reason: string
   /**
-   * When the bytes were a response too large to parse whose start could still be read: the id it answers, so
-   * that the request waiting for it fails at once instead of by its timeout.
+   * The id of our request whose answer this was: a response too large to parse whose start could still be read, or
+   * one the transport could not get at all (see `failed`).
    */
   readonly responseTo?: JsonRpc.RequestId
+  /** What the request `responseTo` fails with (default: a TransportError saying the response was dropped). */
+  readonly failure?: RequestError
 }
 
 /** What a transport delivers to the engine. */
@@ -59,6 +65,18 @@ export const frame = (message: unknown, extra?: Omit<Frame, "_tag" | "message">)
 /** Builds a malformed-input marker. */
 export const malformed = (reason: string, responseTo?: JsonRpc.RequestId): Malformed =>
   responseTo === undefined ? { _tag: "Malformed", reason } : { _tag: "Malformed", reason, responseTo }
+
+/**
+ * One of our requests got no answer for a reason the transport knows (the network failed, the peer refused our
+ * credentials, our session expired): the engine fails that request with `failure`, not with a JSON-RPC error the
+ * peer never sent.
+ */
+export const failed = (requestId: JsonRpc.RequestId, failure: RequestError): Malformed => ({
+  _tag: "Malformed",
+  reason: failure.message,
+  responseTo: requestId,
+  failure
+})
 
 /** Options of one send. */
 export interface SendOptions {
@@ -77,11 +95,54 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   readonly exitCode?: number
   /** The last lines the peer process wrote to stderr, when known. */
   readonly stderrTail?: string
+  /** The HTTP status of the answer that failed the request, when there was one. */
+  readonly status?: number
 }> {
   override get message(): string {
     return this.reason
   }
 }
+
+/** The peer refused our credentials (HTTP 401): none, or not valid; `wwwAuthenticate` says how to authenticate. */
+export class Unauthorized extends Data.TaggedError("Unauthorized")<{
+  readonly reason: string
+  /** The HTTP status (401). */
+  readonly status: number
+  /** The peer's `WWW-Authenticate` header, when it sent one (its scheme, error, scope and resource metadata). */
+  readonly wwwAuthenticate?: string
+}> {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** The peer refused the request for our credentials (HTTP 403, e.g. a missing scope, named by `wwwAuthenticate`). */
+export class Forbidden extends Data.TaggedError("Forbidden")<{
+  readonly reason: string
+  /** The HTTP status (403). */
+  readonly status: number
+  /** The peer's `WWW-Authenticate` header, when it sent one (e.g. `error="insufficient_scope"` and the scope). */
+  readonly wwwAuthenticate?: string
+}> {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** The peer no longer knows our session (HTTP 404) and it could not be renewed. */
+export class SessionExpired extends Data.TaggedError("SessionExpired")<{
+  /** The session the peer forgot. */
+  readonly sessionId: string
+  readonly reason: string
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    return `session ${this.sessionId} expired: ${this.reason}`
+  }
+}
+
+/** Every way a transport can fail one of our requests instead of bringing the peer's answer. */
+export type RequestError = TransportError | Unauthorized | Forbidden | SessionExpired
 
 /** Hands one frame from the peer to the engine (synchronously; frames are handed over in the order they arrived). */
 export type Deliver = (incoming: Incoming) => void

@@ -269,11 +269,17 @@ class Connection<E> implements Engine {
         _meta: { ...(isRecord(params?._meta) ? params._meta : {}), progressToken: id }
       }
       caller.addObserver(entry.abandonOnExit)
-      return Effect.matchCauseEffect(
-        this.transport.send(
-          JsonRpc.request(id, method, withToken),
-          related === undefined ? undefined : { relatedRequestId: related }
-        ),
+      // A request that expired before the caller got to send it (a fiber that yielded under load for longer than a
+      // short timeout) is never sent: its cancellation went out already, and the peer would run it for nothing.
+      const send = Effect.suspend(() =>
+        this.#pending.get(id) === entry
+          ? this.transport.send(
+            JsonRpc.request(id, method, withToken),
+            related === undefined ? undefined : { relatedRequestId: related }
+          )
+          : Effect.void
+      )
+      return Effect.matchCauseEffect(send,
         {
           onFailure: (cause) => {
             release(entry)

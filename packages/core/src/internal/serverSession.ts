@@ -302,7 +302,11 @@ class Session implements Engine.Handlers<McpError.McpError>, Owner, ChangeWatche
         Effect.catchTags({
           ConnectionClosed: (e) =>
             Effect.fail(new McpError.InternalError({ message: `Connection closed: ${e.reason}` })),
-          TransportError: (e) => Effect.fail(new McpError.InternalError({ message: `Transport failed: ${e.reason}` }))
+          TransportError: (e) => Effect.fail(new McpError.InternalError({ message: `Transport failed: ${e.reason}` })),
+          // A server's transport fails no request with these (they are an HTTP client's), but the engine's type has them.
+          Unauthorized: (e) => Effect.fail(new McpError.InternalError({ message: `Transport failed: ${e.reason}` })),
+          Forbidden: (e) => Effect.fail(new McpError.InternalError({ message: `Transport failed: ${e.reason}` })),
+          SessionExpired: (e) => Effect.fail(new McpError.InternalError({ message: `Transport failed: ${e.message}` }))
         })
       )
       const decoded = Codec.decodeResult(method, rev, result)
