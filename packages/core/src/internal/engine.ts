@@ -47,7 +47,7 @@ export interface RequestOptions {
 }
 
 /** What can fail an outgoing request. */
-export type RequestFailure = McpError.McpError | ConnectionClosed | Transport.TransportError
+export type RequestFailure = McpError.McpError | ConnectionClosed | Transport.RequestError
 
 /** How the session answers what the peer sends; `E` is what a request's handler fails with. */
 export interface Handlers<E> {
@@ -601,11 +601,16 @@ class Connection<E> implements Engine {
 
   #receive(incoming: Transport.Incoming): void {
     if (incoming._tag === "Malformed") {
-      // A response too large to parse: its request fails now (responses are never answered).
+      // A response too large to parse, or one the transport could not get: its request fails now, with what the
+      // transport saw (responses are never answered).
       if (incoming.responseTo !== undefined) {
         return this.#settleId(
           incoming.responseTo,
-          () => Effect.fail(new Transport.TransportError({ reason: `the response was dropped: ${incoming.reason}` })),
+          () =>
+            Effect.fail(
+              incoming.failure ??
+                new Transport.TransportError({ reason: `the response was dropped: ${incoming.reason}` })
+            ),
           `request id (${incoming.reason})`
         )
       }
