@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -51,6 +53,17 @@ const interrupt = (args: ReadonlyArray<string>, ready: RegExp, delayMs = 300) =>
     child.stderr.on("data", (c: Buffer) => ((stderr += c.toString()), check()))
     child.on("exit", (status, signal) => ok({ status: signal === "SIGINT" ? 130 : status, stdout, stderr }))
     check()
+  })
+
+/** Runs the bin without blocking this process (so that a server in it can answer); resolves its exit and output. */
+const cliAsync = (...args: Array<string>) =>
+  new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((ok) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, NO_COLOR: "1" } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (c: Buffer) => void (stdout += c.toString()))
+    child.stderr.on("data", (c: Buffer) => void (stderr += c.toString()))
+    child.on("exit", (status) => ok({ status, stdout, stderr }))
   })
 
 describe("effect-mcp", () => {
@@ -117,6 +130,26 @@ describe("effect-mcp", () => {
     const unknown = cli("call", "no_such_tool", ...stdio)
     expect(unknown.status).toBe(4)
     expect(unknown.stderr).toMatch(/-32602/)
+  })
+
+  it("a server that refuses our credentials: unreachable (3), saying why and what the server asks for", async () => {
+    const asked = `Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"`
+    const refusing = createServer((req, res) => {
+      req.resume()
+      req.on("end", () =>
+        res.writeHead(401, { "content-type": "application/json", "www-authenticate": asked })
+          .end(JSON.stringify({ error: "invalid_token", error_description: "no token was given" })))
+    })
+    await new Promise<void>((ok) => refusing.listen(0, "127.0.0.1", ok))
+    try {
+      const run = await cliAsync("inspect", `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/mcp`)
+      expect(run.status).toBe(3)
+      expect(run.stderr).toMatch(/refused the request's credentials \(HTTP 401: no token was given\)/)
+      expect(run.stderr).toContain(`WWW-Authenticate: ${asked}`)
+    } finally {
+      refusing.closeAllConnections()
+      refusing.close()
+    }
   })
 
   it("read and prompt", () => {

@@ -6,7 +6,10 @@
  * and `Mcp-Name` instead (cancelling one closes its response stream). When the server forgets
  * the session (404), the transport re-initializes transparently and resends what the server never
  * saw; the session is ended with DELETE when the scope closes. A server that refuses the first POST
- * with 400/404/405 and no MCP error is tried as a deprecated HTTP+SSE (2024-11-05) server.
+ * with 400/404/405 and no MCP error is tried as a deprecated HTTP+SSE (2024-11-05) server. A request that gets no
+ * answer fails with what happened (see `internal/clientFailure.ts`): `TransportError` (the network, a cut stream, an
+ * HTTP error without a JSON-RPC error), `Unauthorized` (401), `Forbidden` (403), `SessionExpired` (404 on a session
+ * that could not be renewed); a JSON-RPC error in an HTTP error answer is the McpError of its code.
  */
 import { Transport } from "@effect-mcp/core"
 import { type JsonRpc, Revision } from "@effect-mcp/schema"
@@ -24,14 +27,15 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { createParser } from "eventsource-parser"
+import * as ClientFailure from "./internal/clientFailure.js"
 import * as ParamHeaders from "./internal/paramHeaders.js"
 import * as Wire from "./internal/wire.js"
 
-/** The server no longer knows our session (HTTP 404) and re-initializing failed. */
-export class SessionExpired extends Data.TaggedError("SessionExpired")<{
-  readonly sessionId: string
-  readonly reason: string
-}> {}
+/** The server no longer knows our session (HTTP 404) and re-initializing failed (`Transport.SessionExpired`). */
+export const SessionExpired = Transport.SessionExpired
+
+/** The server no longer knows our session (HTTP 404) and re-initializing failed (`Transport.SessionExpired`). */
+export type SessionExpired = Transport.SessionExpired
 
 /** How the transport reaches its server. */
 export interface Options {
@@ -51,7 +55,7 @@ export interface Options {
   readonly legacyFallback?: boolean
   /**
    * The largest message accepted from the server, in bytes (default 64 MiB): a JSON answer or an SSE event past it
-   * is not read further, and the request it answers fails at once with a TransportError-like -32000 error.
+   * is not read further, and the request it answers fails at once with a TransportError.
    */
   readonly maxMessageBytes?: number
 }
@@ -200,6 +204,7 @@ const statelessRevision = (message: unknown): string | undefined => {
 /** A failure of one exchange, before or while reading its answer. */
 class Failed extends Data.TaggedError("Failed")<{
   readonly reason: string
+  readonly cause?: unknown
   readonly status?: number
   /** The answer passed `maxMessageBytes`: resuming its stream would only meet it again. */
   readonly tooLarge?: boolean
@@ -333,7 +338,7 @@ export const makeWith = (
       })
 
     const execute = (request: OutgoingRequest) =>
-      sendRequest(request).pipe(Effect.mapError((e) => new Failed({ reason: e.reason })))
+      sendRequest(request).pipe(Effect.mapError((e) => new Failed({ reason: e.reason, cause: e })))
 
     const postRaw = (message: unknown, withSession = true) =>
       Effect.flatMap(headersFor(message, withSession), (headers) =>
@@ -406,23 +411,27 @@ export const makeWith = (
         return true
       })
 
-    const synthesize = (id: JsonRpc.RequestId, code: number, message: string, data?: unknown) =>
-      receive({ jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } })
+    /** Fails our request `id` with what the transport saw instead of an answer (no JSON-RPC error is made up). */
+    const fail = (id: JsonRpc.RequestId, failure: Transport.RequestError) =>
+      Effect.sync(() => void incoming.push(Transport.failed(id, failure)))
 
-    /** The JSON-RPC error an HTTP error body carries, if any. */
-    const bodyError = (text: string) => {
-      const parsed = Wire.parseJson(text)
-      const body = Either.isRight(parsed) ? Wire.record(parsed.right) : {}
-      const error = Wire.record(body.error)
-      return typeof error.code === "number" && typeof error.message === "string" ? body : undefined
-    }
+    /** A request that got no answer: the network failed, or its stream ended first. */
+    const lost = (id: JsonRpc.RequestId, reason: string, cause?: unknown) =>
+      fail(id, new Transport.TransportError(cause === undefined ? { reason } : { reason, cause }))
 
-    /** What an HTTP error answer means for a request: its JSON-RPC error body, or one made from the status. */
-    const errorAnswer = (id: JsonRpc.RequestId, status: number, text: string) => {
-      const body = bodyError(text)
-      return body !== undefined
-        ? receive({ ...body, jsonrpc: "2.0", id })
-        : synthesize(id, -32000, `HTTP ${status}`, { status, body: text })
+    const bodyError = ClientFailure.jsonRpcError
+
+    /** Settles request `id` by an HTTP error answer: the server's JSON-RPC error, or what the status means. */
+    const errorAnswer = (
+      id: JsonRpc.RequestId,
+      response: IncomingResponse,
+      text: string,
+      session: string | undefined
+    ) => {
+      const meaning = ClientFailure.classify({ status: response.status, headers: response.headers, text }, session)
+      return meaning._tag === "JsonRpc"
+        ? receive({ ...meaning.body, jsonrpc: "2.0", id })
+        : fail(id, meaning.failure)
     }
 
     /** Lists the tools statelessly on the transport's own account, to learn their `x-mcp-header` parameters. */
@@ -496,18 +505,20 @@ export const makeWith = (
       Effect.gen(function*() {
         const response = yield* Effect.either(postLegacy(message))
         if (Either.isLeft(response)) {
-          if (id !== undefined) {
-            return yield* synthesize(id, -32000, `The request could not be sent: ${response.left.reason}`)
-          }
-          return yield* new Transport.TransportError({ reason: `POST failed: ${response.left.reason}` })
+          const reason = `the request could not be sent: ${response.left.reason}`
+          if (id !== undefined) return yield* lost(id, reason, response.left.cause)
+          return yield* new Transport.TransportError({ reason, cause: response.left.cause })
         }
         const status = response.right.status
         if (status >= 200 && status < 300) {
           return
         }
-        const text = yield* Effect.orElseSucceed(response.right.text, () => "")
-        if (id !== undefined) return yield* errorAnswer(id, status, text)
-        return yield* new Transport.TransportError({ reason: `HTTP ${status}: ${text}` })
+        const text = yield* Effect.orElseSucceed(boundedText(response.right, maxMessageBytes), () => "")
+        if (id !== undefined) return yield* errorAnswer(id, response.right, text, undefined)
+        return yield* new Transport.TransportError({
+          reason: `the server answered HTTP ${status}: ${ClientFailure.preview(text)}`,
+          status
+        })
       })
 
     // ---------- sessions ----------
@@ -517,23 +528,29 @@ export const makeWith = (
       Effect.gen(function*() {
         if (sessionId !== stale) return
         if (reinitializing !== undefined) return yield* reinitializing
+        const id = `effect-mcp-reinitialize-${nextInternalId++}`
         const run = Effect.gen(function*() {
           const init = initialize
           if (init === undefined) {
             return yield* new SessionExpired({ sessionId: stale, reason: "no handshake to repeat" })
           }
-          const id = `effect-mcp-reinitialize-${nextInternalId++}`
           let result: Record<string, unknown> | undefined
           internal.set(id, (m) => void (result = m))
           sessionId = undefined
           const response = yield* postRaw({ ...init, id }, false)
           const fresh = response.headers["mcp-session-id"]
+          if (response.status !== 200) {
+            const text = yield* Effect.orElseSucceed(boundedText(response, maxMessageBytes), () => "")
+            return yield* new SessionExpired({
+              sessionId: stale,
+              reason: `the server refused to initialize again (HTTP ${response.status}: ${ClientFailure.preview(text)})`
+            })
+          }
           const cursor = { lastEventId: undefined, retryMs: undefined }
           yield* readAnswer(response, receiveText, cursor)
-          internal.delete(id)
           const ok = result !== undefined && "result" in result &&
             Wire.record(result.result).protocolVersion === protocolVersion
-          if (!ok || response.status !== 200) {
+          if (!ok) {
             return yield* new SessionExpired({ sessionId: stale, reason: "the server refused to initialize again" })
           }
           sessionId = fresh
@@ -547,8 +564,13 @@ export const makeWith = (
           yield* Effect.logDebug(`effect-mcp: session ${stale} expired; continued as ${fresh ?? "(no session)"}`)
           if (listening) yield* startListening
         }).pipe(
-          Effect.catchTag("Failed", (e) => new SessionExpired({ sessionId: stale, reason: e.reason })),
-          Effect.ensuring(Effect.sync(() => void (reinitializing = undefined)))
+          Effect.catchTag("Failed", (e) => new SessionExpired({ sessionId: stale, reason: e.reason, cause: e.cause })),
+          // Still the stale session: the next request that meets its 404 tries to renew it again.
+          Effect.tapError(() => Effect.sync(() => void (sessionId ??= stale))),
+          Effect.ensuring(Effect.sync(() => {
+            reinitializing = undefined
+            internal.delete(id)
+          }))
         )
         const cached = yield* Effect.cached(run)
         reinitializing = cached
@@ -617,19 +639,17 @@ export const makeWith = (
           if (mode === "legacy") return yield* Effect.orDie(sendLegacy(request, id))
           const sent = yield* Effect.either(postRaw(request))
           if (Either.isLeft(sent)) {
-            return yield* synthesize(id, -32000, `The request could not be sent: ${sent.left.reason}`)
+            return yield* lost(id, `the request could not be sent: ${sent.left.reason}`, sent.left.cause)
           }
           const response = sent.right
           if (response.status === 404 && rev === undefined && stale !== undefined && attempt === 0) {
             // The server never saw this request: continue under a new session and send it again.
             const renewed = yield* Effect.either(reinitialize(stale))
-            if (Either.isLeft(renewed)) {
-              return yield* synthesize(id, -32000, `Session expired: ${renewed.left.reason}`, { sessionExpired: true })
-            }
+            if (Either.isLeft(renewed)) return yield* fail(id, renewed.left)
             continue
           }
           if (response.status < 200 || response.status >= 300) {
-            const text = yield* Effect.orElseSucceed(response.text, () => "")
+            const text = yield* Effect.orElseSucceed(boundedText(response, maxMessageBytes), () => "")
             const status = response.status
             if (
               mode === "probing" && (status === 400 || status === 404 || status === 405) &&
@@ -644,7 +664,7 @@ export const makeWith = (
               yield* Effect.ignore(refreshTools(Wire.record(request.params)._meta))
               continue
             }
-            return yield* errorAnswer(id, status, text)
+            return yield* errorAnswer(id, response, text, rev === undefined ? stale : undefined)
           }
           mode = "streamable"
           if (request.method === "initialize") {
@@ -654,23 +674,25 @@ export const makeWith = (
           const cursor = { lastEventId: undefined as string | undefined, retryMs: undefined as number | undefined }
           const read = yield* Effect.either(readAnswer(response, receiveText, cursor))
           if (answered.has(id)) return
-          if (Either.isLeft(read) && read.left.tooLarge === true) return yield* synthesize(id, -32000, read.left.reason)
-          if (rev !== undefined) {
-            return yield* synthesize(
-              id,
-              -32000,
-              `The response stream ended without a response${Either.isLeft(read) ? `: ${read.left.reason}` : ""}`
-            )
-          }
+          if (Either.isLeft(read) && read.left.tooLarge === true) return yield* lost(id, read.left.reason)
+          const ended = `the response stream ended without a response${
+            Either.isLeft(read) ? `: ${read.left.reason}` : ""
+          }`
+          if (rev !== undefined) return yield* lost(id, ended, Either.isLeft(read) ? read.left.cause : undefined)
           const resumed = yield* Effect.either(resume(cursor, () => answered.has(id)))
           if (Either.isRight(resumed) && resumed.right) return
-          if (Either.isLeft(resumed) && stale !== undefined && idempotent.has(request.method) && attempt === 0) {
-            const renewed = yield* Effect.either(reinitialize(stale))
+          if (Either.isLeft(resumed) && stale !== undefined) {
+            // The server forgot the session while the answer was on its way: a request that is safe to repeat is
+            // sent again under a new session; any other may have run, and fails with the session's end.
+            const renewed = idempotent.has(request.method) && attempt === 0
+              ? yield* Effect.either(reinitialize(stale))
+              : Either.left(
+                new SessionExpired({ sessionId: stale, reason: `${ended}, and the server no longer knows the session` })
+              )
             if (Either.isRight(renewed)) continue
+            return yield* fail(id, renewed.left)
           }
-          return yield* synthesize(id, -32000, "The response stream ended without a response", {
-            sessionExpired: Either.isLeft(resumed)
-          })
+          return yield* lost(id, ended, Either.isLeft(read) ? read.left.cause : undefined)
         }
       }).pipe(Effect.ensuring(Effect.sync(() => {
         answered.delete(request.id)
@@ -703,22 +725,26 @@ export const makeWith = (
         if (mode === "legacy") return yield* sendLegacy(message, undefined)
         if (protocolVersion === undefined && sessionId === undefined && stateless.size > 0) return
         const stale = sessionId
-        let response = yield* Effect.mapError(
+        const post = Effect.mapError(
           postRaw(message),
-          (e) => new Transport.TransportError({ reason: `POST failed: ${e.reason}`, cause: e })
+          (e) => new Transport.TransportError({ reason: `the message could not be sent: ${e.reason}`, cause: e.cause })
         )
+        let response = yield* post
         if (response.status === 404 && stale !== undefined) {
           yield* reinitialize(stale).pipe(
-            Effect.mapError((e) => new Transport.TransportError({ reason: `Session expired: ${e.reason}`, cause: e }))
+            Effect.mapError((e) => new Transport.TransportError({ reason: e.message, cause: e }))
           )
-          response = yield* Effect.mapError(
-            postRaw(message),
-            (e) => new Transport.TransportError({ reason: `POST failed: ${e.reason}`, cause: e })
-          )
+          response = yield* post
         }
         if (response.status < 200 || response.status >= 300) {
-          const text = yield* Effect.orElseSucceed(response.text, () => "")
-          return yield* new Transport.TransportError({ reason: `HTTP ${response.status}: ${text}` })
+          const text = yield* Effect.orElseSucceed(boundedText(response, maxMessageBytes), () => "")
+          const meaning = ClientFailure.classify({ status: response.status, headers: response.headers, text }, stale)
+          const failure = meaning._tag === "Failure" ? meaning.failure : undefined
+          return yield* new Transport.TransportError({
+            reason: failure?.message ?? `the server answered HTTP ${response.status}: ${ClientFailure.preview(text)}`,
+            status: response.status,
+            ...(failure === undefined || failure._tag === "TransportError" ? {} : { cause: failure })
+          })
         }
         // A JSON answer to a batch of responses/notifications carries nothing; an SSE one may.
         yield* Effect.ignore(readAnswer(response, receiveText, { lastEventId: undefined, retryMs: undefined }))
