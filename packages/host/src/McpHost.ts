@@ -207,19 +207,28 @@ const errorText = (e: unknown): string =>
     ? e.message
     : String(e)
 
-const unavailable = (server: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+/**
+ * Whether a call's failure means the server's connection is gone: it closed, its transport failed, or the server
+ * forgot our session and would not let us start another.
+ */
+const isGone = (e: unknown): e is Errors.ConnectionClosed | Transport.TransportError | Transport.SessionExpired =>
+  typeof e === "object" && e !== null && "_tag" in e &&
+  (e._tag === "ConnectionClosed" || e._tag === "TransportError" || e._tag === "SessionExpired")
+
+/** The ServerUnavailable of a gone connection; a session that expired also restarts the server's connection. */
+const goneFrom = (entry: Entry, e: Errors.ConnectionClosed | Transport.TransportError | Transport.SessionExpired) => {
+  if (e._tag === "SessionExpired") Queue.unsafeOffer(entry.kick, undefined)
+  return new ServerUnavailable({ server: entry.name, reason: e._tag === "SessionExpired" ? e.message : errorText(e) })
+}
+
+const unavailable = (entry: Entry) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.catchIf(
     effect,
-    (e): e is Extract<E, Errors.ConnectionClosed | Transport.TransportError> =>
-      typeof e === "object" && e !== null && "_tag" in e &&
-      (e._tag === "ConnectionClosed" || e._tag === "TransportError"),
-    (e) => Effect.fail(new ServerUnavailable({ server, reason: errorText(e) }))
+    (e): e is Extract<E, Errors.ConnectionClosed | Transport.TransportError | Transport.SessionExpired> => isGone(e),
+    (e) => Effect.fail(goneFrom(entry, e))
   )
 
-const ifUnavailable = (server: string) => (e: unknown) =>
-  typeof e === "object" && e !== null && "_tag" in e && (e._tag === "ConnectionClosed" || e._tag === "TransportError")
-    ? new ServerUnavailable({ server, reason: errorText(e) })
-    : e
+const ifUnavailable = (entry: Entry) => (e: unknown) => isGone(e) ? goneFrom(entry, e) : e
 
 /** Starts every server (eager ones at once) and supervises them until the scope closes. */
 export const make = (options: Options): Effect.Effect<McpHostService, never, Scope.Scope> =>
@@ -534,14 +543,14 @@ export const make = (options: Options): Effect.Effect<McpHostService, never, Sco
     const callTool: McpHostService["callTool"] = (name, args, callOptions) =>
       Effect.flatMap(toolRoute(name), ([entry, tool]) =>
         Effect.flatMap(clientOf(entry), (client) => client.callTool(tool, args, callOptions)).pipe(
-          unavailable(entry.name)
+          unavailable(entry)
         ))
 
     const callToolStream: McpHostService["callToolStream"] = (name, args, callOptions) =>
       Stream.unwrap(Effect.map(toolRoute(name), ([entry, tool]) =>
         Stream.unwrap(Effect.map(clientOf(entry), (client) =>
           client.callToolStream(tool, args, callOptions))).pipe(
-            Stream.mapError(ifUnavailable(entry.name))
+            Stream.mapError(ifUnavailable(entry))
           ))) as Stream.Stream<McpClient.CallEvent<Mcp.CallToolResult>, HostCallError | ToolNotFound>
 
     const readResource: McpHostService["readResource"] = (uri, readOptions) =>
@@ -567,14 +576,14 @@ export const make = (options: Options): Effect.Effect<McpHostService, never, Sco
           entry = entries.get(servers[0]!)!
         }
         const client = yield* clientOf(entry)
-        return yield* unavailable(entry.name)(client.readResource(uri))
+        return yield* unavailable(entry)(client.readResource(uri))
       })
 
     const getPrompt: McpHostService["getPrompt"] = (name, args) => {
       const routed = route(name)
       if (routed === undefined) return Effect.fail(new PromptNotFound({ name }))
       const [entry, prompt] = routed
-      return Effect.flatMap(clientOf(entry), (client) => client.getPrompt(prompt, args)).pipe(unavailable(entry.name))
+      return Effect.flatMap(clientOf(entry), (client) => client.getPrompt(prompt, args)).pipe(unavailable(entry))
     }
 
     const statuses = Effect.forEach([...entries.values()], (entry) =>

@@ -16,6 +16,7 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { spawn } from "node:child_process"
+import { createServer } from "node:http"
 import { fileURLToPath } from "node:url"
 
 const scenarios = fileURLToPath(new URL("../../../examples/scenarios/dist/main.js", import.meta.url))
@@ -82,6 +83,55 @@ describe("HostConfig", () => {
     expect(Either.isLeft(HostConfig.parse("{ not json"))).toBe(true)
   })
 })
+
+/**
+ * A small MCP server on 127.0.0.1 that answers the handshake and `tools/list` until `forget` is called; from then on
+ * it answers everything, `initialize` included, with 404 "Session not found" (as the official SDK servers do).
+ */
+const forgetful = Effect.acquireRelease(
+  Effect.async<{ readonly url: string; readonly forget: () => void; readonly close: () => void }>((resume) => {
+    let forgot = false
+    const server = createServer((req, res) => {
+      let body = ""
+      req.on("data", (chunk: Buffer) => void (body += chunk.toString()))
+      req.on("end", () => {
+        if (req.method !== "POST") return void res.writeHead(req.method === "DELETE" ? 200 : 405).end()
+        const message = JSON.parse(body) as { id?: string | number; method: string; params?: object }
+        if (message.id === undefined) return void res.writeHead(202).end()
+        const answer = (status: number, value: object, headers: Record<string, string> = {}) =>
+          void res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(value))
+        const id = message.id
+        if (forgot) {
+          return answer(404, { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } })
+        }
+        if (message.method === "initialize") {
+          const { protocolVersion } = message.params as { protocolVersion: string }
+          const result = {
+            protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: "forgetful", version: "0" }
+          }
+          return answer(200, { jsonrpc: "2.0", id, result }, { "mcp-session-id": "s1" })
+        }
+        if (message.method === "tools/list") return answer(200, { jsonrpc: "2.0", id, result: { tools: [] } })
+        return answer(200, { jsonrpc: "2.0", id, error: { code: -32601, message: "Method not found" } })
+      })
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      resume(Effect.succeed({
+        url: `http://127.0.0.1:${port}/mcp`,
+        forget: () => void (forgot = true),
+        close: () => {
+          server.closeAllConnections()
+          server.close()
+        }
+      }))
+    })
+  }),
+  (server) => Effect.sync(server.close)
+)
 
 describe("McpHost", () => {
   it.live(
@@ -304,6 +354,28 @@ describe("McpHost", () => {
         expect(alive(pid)).toBe(false)
         expect(again[1]!.pid).toBeDefined()
         expect(yield* Effect.flip(host.restart("nobody"))).toMatchObject({ _tag: "UnknownServer" })
+      }).pipe(Effect.scoped),
+    { timeout: 30_000 }
+  )
+
+  it.live(
+    "a session the server forgot and will not renew makes the server unavailable and restarts its connection",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* forgetful
+        const host = yield* McpHost.make({
+          servers: { f: { url: server.url } },
+          restart: Schedule.spaced("50 millis").pipe(Schedule.intersect(Schedule.recurs(1))),
+          healthCheck: false
+        })
+        expect((yield* host.statuses)[0]!.state).toBe("Up")
+        server.forget()
+        const error = yield* Effect.flip(host.callTool("f__anything"))
+        expect(error).toMatchObject({ _tag: "ServerUnavailable", server: "f" })
+        expect(error.message).toMatch(/session s1 expired/)
+        // The connection is restarted (and the server, refusing every handshake now, is given up on).
+        const status = yield* eventually(host.statuses, (s) => s[0]!.state === "GaveUp")
+        expect(status[0]!.reason).toMatch(/HTTP 404/)
       }).pipe(Effect.scoped),
     { timeout: 30_000 }
   )
