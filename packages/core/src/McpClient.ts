@@ -83,6 +83,8 @@ export interface Options {
   readonly maxInputRounds?: number
   /** The default timeout of calls (default 60 s). */
   readonly requestTimeout?: Duration.DurationInput
+  /** What the server sends nested deeper than this is refused unread: a response fails its call (default 512). */
+  readonly maxDepth?: number
   /**
    * How long the `server/discover` probe waits for its answer before the client falls back to `initialize` (default
    * 5 s, at most `requestTimeout`): a server that never answers it, or answers with another id, costs this, not a
@@ -1029,10 +1031,10 @@ export const make = (
       yield* Effect.serviceOption(ClientHandlers.ElicitationHandler),
       yield* Effect.serviceOption(ClientHandlers.RootsProvider)
     )
-    client.engine = yield* Engine.make(
-      client,
-      options.requestTimeout === undefined ? {} : { defaultTimeout: options.requestTimeout }
-    )
+    client.engine = yield* Engine.make(client, {
+      ...(options.requestTimeout === undefined ? {} : { defaultTimeout: options.requestTimeout }),
+      ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth })
+    })
     yield* negotiate(client)
     const roots = client.roots
     if (Option.isSome(roots) && roots.value.changes !== undefined && !client.stateless) {

@@ -12,7 +12,7 @@
  * result of a tool with an output schema carries no `structuredContent`; a tool without one also
  * gets the value (when it is an object) as `structuredContent`, which no client checks.
  */
-import { type Mcp, McpError, Revision } from "@effect-mcp/schema"
+import { Codec, type Mcp, McpError, Revision } from "@effect-mcp/schema"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -138,7 +138,7 @@ const invalidArguments = (
   error: ParseResult.ParseError,
   revision: Revision.Revision
 ): Effect.Effect<Mcp.CallToolResult, McpError.InvalidParams> => {
-  const detail = ParseResult.TreeFormatter.formatErrorSync(error)
+  const detail = Codec.describe(error)
   const message = `Invalid arguments for tool ${name}: ${detail}`
   // From 2025-11-25 input validation errors are tool execution errors the model can correct.
   return Revision.atLeast(revision, "2025-11-25")

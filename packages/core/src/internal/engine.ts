@@ -279,16 +279,14 @@ class Connection<E> implements Engine {
           )
           : Effect.void
       )
-      return Effect.matchCauseEffect(send,
-        {
-          onFailure: (cause) => {
-            release(entry)
-            this.#pending.delete(id)
-            return Effect.failCause(cause)
-          },
-          onSuccess: () => outcomeOf(entry)
-        }
-      )
+      return Effect.matchCauseEffect(send, {
+        onFailure: (cause) => {
+          release(entry)
+          this.#pending.delete(id)
+          return Effect.failCause(cause)
+        },
+        onSuccess: () => outcomeOf(entry)
+      })
     })
   }
 
