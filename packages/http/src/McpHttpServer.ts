@@ -34,6 +34,7 @@ import * as EventStore from "./EventStore.js"
 import * as Guards from "./internal/guards.js"
 import * as Outbox from "./internal/outbox.js"
 import * as ParamHeaders from "./internal/paramHeaders.js"
+import * as SessionLimits from "./internal/sessionLimits.js"
 import * as Sse from "./internal/sse.js"
 import * as Wire from "./internal/wire.js"
 
@@ -58,6 +59,8 @@ export interface RequestHead {
   readonly url: string
   /** The headers, by lower-case name. */
   readonly headers: Readonly<Record<string, string | undefined>>
+  /** The peer's IP address, when the server knows it. */
+  readonly remoteAddress?: string | undefined
 }
 
 /** The request body was larger than the endpoint accepts (answered 413). */
@@ -108,8 +111,12 @@ export interface Options {
   readonly resumable?: boolean
   /** A session with no request for this long is ended (default 30 minutes). */
   readonly sessionIdleTimeout?: Duration.DurationInput
-  /** At most this many sessions at once; more get 503 (default 10,000). */
+  /** At most this many sessions, legacy ones too; the stalest idle one makes room, else 503 (default 10,000). */
   readonly maxSessions?: number
+  /** At most this many sessions of one client; its stalest idle one makes room, else 429 (default 1,000). */
+  readonly maxSessionsPerClient?: number
+  /** Names a request's client for `maxSessionsPerClient` (default its address, IPv6 by /64; undefined: no bound). */
+  readonly clientKey?: (request: RequestHead) => string | undefined
   /** The interval of SSE keep-alive comments (default 15 s). */
   readonly keepAliveInterval?: Duration.DurationInput
   /** The `retry` the priming event suggests (default 1 s). */
@@ -172,6 +179,15 @@ interface Session {
   closed: boolean
   /** The authenticated client that created the session: only it may use the session. */
   readonly owner: string | undefined
+  /** Its place among the server's sessions (the session limits). */
+  readonly slot: Slot
+  /** Its connection's live counts (handlers running, server→client requests pending), once it is served. */
+  counts: McpServer.ConnectionCounts | undefined
+}
+
+/** A session (of either transport) as the session limits see it, and how to end it. */
+interface Slot extends SessionLimits.Member {
+  readonly close: Effect.Effect<void>
 }
 
 const sseHeaders = {
@@ -264,6 +280,7 @@ const fromPlatform = (request: HttpServerRequest.HttpServerRequest): Incoming =>
   method: request.method,
   url: request.url,
   headers: request.headers,
+  remoteAddress: Option.getOrUndefined(request.remoteAddress),
   readText: (limit) => readPlatformBody(request, limit)
 })
 
@@ -304,6 +321,30 @@ const makeHandler = (options: Options) =>
     const protect = options.dnsRebindingProtection ?? true
     const allowedHosts = (options.allowedHosts ?? localHosts).map((h) => h.toLowerCase())
     const sessions = new Map<string, Session>()
+    const limits = SessionLimits.make<Slot>({
+      maxSessions,
+      maxSessionsPerClient: options.maxSessionsPerClient ?? SessionLimits.defaultPerClient(maxSessions)
+    })
+    const clientOf = (request: RequestHead) =>
+      options.clientKey !== undefined
+        ? options.clientKey(request)
+        : request.remoteAddress === undefined
+        ? undefined
+        : SessionLimits.addressKey(request.remoteAddress)
+    /** Admits a new session, ending the idle ones that make its room; or the refusal to answer. */
+    const admit = (slot: Slot) =>
+      Effect.suspend(() => {
+        const admission = limits.admit(slot)
+        if (admission._tag === "Refused") return Effect.succeed(httpError(admission.status, -32000, admission.message))
+        return Effect.forEach(admission.evicted, (victim) => victim.close, { discard: true }).pipe(
+          Effect.zipRight(
+            admission.evicted.length === 0
+              ? Effect.void
+              : Effect.logDebug(`effect-mcp: ended ${admission.evicted.length} idle session(s) to make room`)
+          ),
+          Effect.as(undefined)
+        )
+      })
     // Stateless requests share the server's requestState signer (one key per server, random unless configured),
     // so that a multi-round-trip retry verifies the state an earlier round signed.
 
@@ -387,7 +428,11 @@ const makeHandler = (options: Options) =>
 
     // ---------- sessions ----------
 
-    const touch = (s: Session) => Effect.map(Clock.currentTimeMillis, (now) => void (s.lastActivity = now))
+    const touch = (s: Session) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        s.lastActivity = now
+        limits.touch(s.slot)
+      })
 
     /** Whether a POST whose first message is `final` (or not) is answered as JSON rather than as an SSE stream. */
     const answersAsJson = (as: "auto" | "json" | "sse", final: boolean) => as === "json" || (as !== "sse" && final)
@@ -445,6 +490,7 @@ const makeHandler = (options: Options) =>
         if (s.closed) return Effect.void
         s.closed = true
         sessions.delete(s.id)
+        limits.remove(s.slot)
         return Effect.gen(function*() {
           s.incoming.end()
           yield* Scope.close(s.scope, Exit.void)
@@ -454,7 +500,18 @@ const makeHandler = (options: Options) =>
         })
       })
 
-    const createSession = (owner: string | undefined) =>
+    /** Whether a session may be evicted: initialized, no stream open, nothing in flight, nothing pending. */
+    const isIdle = (s: Session) => {
+      if (s.closed || s.revision === undefined || s.active > 0 || s.routes.size > 0 || s.standalone.attached > 0) {
+        return false
+      }
+      if (s.counts !== undefined && (s.counts.inFlight() > 0 || s.counts.pending() > 0)) return false
+      for (const stream of s.streams.values()) if (stream.attached > 0) return false
+      return true
+    }
+
+    /** A new session, or the refusal to answer when the session limits leave no room for it. */
+    const createSession = (owner: string | undefined, client: string | undefined) =>
       Effect.gen(function*() {
         const id = randomSessionId()
         const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
@@ -473,22 +530,38 @@ const makeHandler = (options: Options) =>
           lastActivity: now,
           active: 0,
           closed: false,
-          owner
+          owner,
+          slot: { client, idle: () => isIdle(session), close: Effect.suspend(() => closeSession(session)) },
+          counts: undefined
         }
         const transport: Transport.TransportService = {
           receive: incoming.receive,
           listen: incoming.listen,
           send: (message, sendOptions) => deliver(session, message, sendOptions?.relatedRequestId)
         }
+        const refused = yield* admit(session.slot)
+        if (refused !== undefined) {
+          yield* Scope.close(scope, Exit.void)
+          return Either.left(refused)
+        }
         sessions.set(id, session)
+        // The connection's counts tell the session limits whether it is idle.
+        const tracked: McpServer.McpServerService = {
+          ...server,
+          track: (counts) =>
+            Effect.suspend(() => {
+              session.counts = counts
+              return server.track(counts)
+            })
+        }
         // Served in the session's scope with no fiber of its own; the session ends with `closeSession` (a DELETE, the
-        // idle reaper, or the server's shutdown), which ends its inbound and closes its scope.
+        // idle reaper, the session limits, or the server's shutdown), which ends its inbound and closes its scope.
         yield* McpServer.connect.pipe(
-          Effect.provideService(McpServer.McpServer, server),
+          Effect.provideService(McpServer.McpServer, tracked),
           Effect.provideService(Transport.Transport, transport),
           Scope.extend(scope)
         )
-        return session
+        return Either.right(session)
       })
 
     // Idle sessions are reaped; a session with a request or a stream in flight is never idle.
@@ -608,8 +681,9 @@ const makeHandler = (options: Options) =>
         }
         let s: Session
         if (isInit && request.headers["mcp-session-id"] === undefined) {
-          if (sessions.size >= maxSessions) return httpError(503, -32000, "Too many sessions")
-          s = yield* createSession(auth?.clientId)
+          const created = yield* createSession(auth?.clientId, clientOf(request))
+          if (Either.isLeft(created)) return created.left
+          s = created.right
         } else {
           const found = lookup(request, auth)
           if (Either.isLeft(found)) return found.left
@@ -915,7 +989,10 @@ const makeHandler = (options: Options) =>
       Effect.gen(function*() {
         const auth = yield* guard(request)
         if (Either.isLeft(auth)) return auth.left
-        if (legacySessions.size >= maxSessions) return httpError(503, -32000, "Too many sessions")
+        // A legacy session lives as long as its stream, which is open: it counts, but is never idle.
+        const slot: Slot = { client: clientOf(request), idle: () => false, close: Effect.void }
+        const refused = yield* admit(slot)
+        if (refused !== undefined) return refused
         const id = randomSessionId()
         const incoming = yield* Transport.makeInbound
         const outgoing = yield* Queue.unbounded<Transport.Outgoing>()
@@ -936,6 +1013,7 @@ const makeHandler = (options: Options) =>
         )
         const end = Effect.suspend(() => {
           legacySessions.delete(id)
+          limits.remove(slot)
           incoming.end()
           return Scope.close(scope, Exit.void)
         })

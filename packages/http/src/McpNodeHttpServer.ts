@@ -88,6 +88,7 @@ const incoming = (request: Http.IncomingMessage): McpHttpServer.Incoming => ({
   url: request.url ?? "/",
   // Node joins repeated headers into one value, except `set-cookie`, which a request does not carry.
   headers: request.headers as Readonly<Record<string, string | undefined>>,
+  remoteAddress: request.socket.remoteAddress,
   readText: readText(request)
 })
 
