@@ -32,6 +32,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as EventStore from "./EventStore.js"
 import * as Guards from "./internal/guards.js"
+import * as Media from "./internal/media.js"
 import * as Outbox from "./internal/outbox.js"
 import * as ParamHeaders from "./internal/paramHeaders.js"
 import * as SessionLimits from "./internal/sessionLimits.js"
@@ -214,6 +215,16 @@ const sseReply = (body: Stream.Stream<Uint8Array>, headers: Record<string, strin
 const httpError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   jsonResponse(status, Wire.errorBody(null, code, message), headers)
 
+const unsupportedMediaType = httpError(415, -32000, "Unsupported Media Type: Content-Type must be application/json")
+
+const notAcceptable = httpError(
+  406,
+  -32000,
+  "Not Acceptable: the client must accept application/json or text/event-stream"
+)
+
+const notAcceptableStream = httpError(406, -32000, "Not Acceptable: the client must accept text/event-stream")
+
 /** Codes that 2026-07-28 answers with an HTTP error status (when the answer is a JSON body). */
 const statusOfError = (code: unknown): number =>
   code === -32601 ? 404 : code === -32022 || code === -32021 || code === -32020 || code === -32600 ||
@@ -345,6 +356,9 @@ const makeHandler = (options: Options) =>
           Effect.as(undefined)
         )
       })
+    // POST streams answered in another form than the response mode's, because of what their client accepts.
+    const streamModes = new WeakMap<Outbox.OutStream, "json" | "sse">()
+    const modeOf = (stream: Outbox.OutStream) => streamModes.get(stream) ?? mode
     // Stateless requests share the server's requestState signer (one key per server, random unless configured),
     // so that a multi-round-trip retry verifies the state an earlier round signed.
 
@@ -440,7 +454,7 @@ const makeHandler = (options: Options) =>
     // A message a POST is answered with as JSON (its first, or any in "json" mode) can never be replayed (a JSON
     // answer has no event id), so the store does not keep it.
     const answeredAsJson = (s: Session, target: Outbox.OutStream, seq: number, final: boolean) =>
-      target !== s.standalone && (seq === 0 ? answersAsJson(mode, final) : mode === "json")
+      target !== s.standalone && (seq === 0 ? answersAsJson(modeOf(target), final) : modeOf(target) === "json")
 
     const push = (s: Session | undefined, target: Outbox.OutStream, message: Transport.Outgoing, final: boolean) =>
       Effect.gen(function*() {
@@ -473,8 +487,9 @@ const makeHandler = (options: Options) =>
           target = s.routes.get(id)
           if (target !== undefined) break
         }
-        if (target === undefined && ids.length === 0 && related !== undefined && mode !== "json") {
-          target = s.routes.get(related)
+        if (target === undefined && ids.length === 0 && related !== undefined) {
+          const stream = s.routes.get(related)
+          if (stream !== undefined && modeOf(stream) !== "json") target = stream
         }
         if (target === undefined) {
           if (ids.length > 0) return Effect.logDebug(`effect-mcp: dropped a response for request ${ids.join(", ")}`)
@@ -657,7 +672,8 @@ const makeHandler = (options: Options) =>
     const handshakePost = (
       request: Incoming,
       body: unknown,
-      auth: Transport.AuthInfo | undefined
+      auth: Transport.AuthInfo | undefined,
+      accept: Media.Accepted
     ) =>
       Effect.gen(function*() {
         const items: ReadonlyArray<unknown> = Array.isArray(body) ? body : [body]
@@ -721,6 +737,8 @@ const makeHandler = (options: Options) =>
           return emptyReply(202)
         }
         const stream = yield* Outbox.make(`p${s.nextStream++}`)
+        const as = Media.answerAs(accept, mode, false) ?? mode
+        if (as !== mode && as !== "auto") streamModes.set(stream, as)
         for (const id of requestIds) {
           stream.pending.add(id)
           s.routes.set(id, stream)
@@ -737,9 +755,9 @@ const makeHandler = (options: Options) =>
             yield* closeSession(s)
             return jsonResponse(200, JSON.stringify(first.message))
           }
-          return yield* answer(s, stream, { "mcp-session-id": s.id }, release, () => 200, first)
+          return yield* answer(s, stream, { "mcp-session-id": s.id }, release, () => 200, first, as)
         }
-        return yield* answer(s, stream, { "mcp-session-id": s.id }, release, () => 200, undefined)
+        return yield* answer(s, stream, { "mcp-session-id": s.id }, release, () => 200, undefined, as)
       })
 
     /** A cancelled request gets no response: its POST stream ends without one. */
@@ -759,10 +777,7 @@ const makeHandler = (options: Options) =>
     const handshakeGet = (request: Incoming, auth: Transport.AuthInfo | undefined) =>
       Effect.gen(function*() {
         if (!standaloneSse) return httpError(405, -32000, "Method not allowed", { allow: "POST, DELETE" })
-        const accept = request.headers["accept"] ?? ""
-        if (!accept.includes("text/event-stream") && !accept.includes("*/*")) {
-          return httpError(406, -32000, "Not Acceptable: the client must accept text/event-stream")
-        }
+        if (!Media.accepted(request.headers["accept"]).sse) return notAcceptableStream
         const found = lookup(request, auth)
         if (Either.isLeft(found)) return found.left
         const s = found.right
@@ -858,7 +873,8 @@ const makeHandler = (options: Options) =>
     const statelessPost = (
       request: Incoming,
       body: unknown,
-      auth: Transport.AuthInfo | undefined
+      auth: Transport.AuthInfo | undefined,
+      accept: Media.Accepted
     ) =>
       Effect.gen(function*() {
         if (!Wire.isRecord(body)) {
@@ -874,7 +890,8 @@ const makeHandler = (options: Options) =>
         }
         const requestId = body.id
         // A listen stream is nothing but notifications: it is SSE whatever the response mode.
-        const as = body.method === "subscriptions/listen" ? "sse" : mode
+        const as = Media.answerAs(accept, mode, body.method === "subscriptions/listen")
+        if (as === undefined) return notAcceptableStream
         const shared = statelessConnection
         const wireId = shared.nextId++
         const stream = yield* Outbox.make("r")
@@ -950,6 +967,9 @@ const makeHandler = (options: Options) =>
         const version = request.headers["mcp-protocol-version"]
         switch (request.method) {
           case "POST": {
+            const accept = Media.accepted(request.headers["accept"])
+            if (!accept.json && !accept.sse) return notAcceptable
+            if (!Media.isJson(request.headers["content-type"])) return unsupportedMediaType
             const parsed = yield* jsonBody(request)
             if (Either.isLeft(parsed)) return parsed.left
             const body = parsed.right
@@ -958,8 +978,8 @@ const makeHandler = (options: Options) =>
               : Wire.record(body).method !== "initialize" &&
                 (Wire.metaRevision(body) !== undefined || statelessHeader(version))
             return yield* (stateless
-              ? statelessPost(request, body, auth.right)
-              : handshakePost(request, body, auth.right))
+              ? statelessPost(request, body, auth.right, accept)
+              : handshakePost(request, body, auth.right, accept))
           }
           case "GET":
             return statelessHeader(version)
@@ -989,6 +1009,7 @@ const makeHandler = (options: Options) =>
       Effect.gen(function*() {
         const auth = yield* guard(request)
         if (Either.isLeft(auth)) return auth.left
+        if (!Media.accepted(request.headers["accept"]).sse) return notAcceptableStream
         // A legacy session lives as long as its stream, which is open: it counts, but is never idle.
         const slot: Slot = { client: clientOf(request), idle: () => false, close: Effect.void }
         const refused = yield* admit(slot)
@@ -1034,6 +1055,7 @@ const makeHandler = (options: Options) =>
         const id = new URL(request.url, "http://localhost").searchParams.get("sessionId")
         const s = id === null ? undefined : legacySessions.get(id)
         if (s === undefined) return httpError(404, -32001, "Session not found")
+        if (!Media.isJson(request.headers["content-type"])) return unsupportedMediaType
         const parsed = yield* jsonBody(request)
         if (Either.isLeft(parsed)) return parsed.left
         s.incoming.push(Transport.frame(parsed.right, auth.right === undefined ? undefined : { auth: auth.right }))
