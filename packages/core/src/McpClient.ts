@@ -914,10 +914,12 @@ const probe = (client: Client, remember: (era: Era) => Effect.Effect<void>, boun
     }).pipe(
       Effect.map((r) => Codec.decodeResult("server/discover", Revision.stateless, r)),
       Effect.map((r) => (Either.isRight(r) ? (r.right as Mcp.DiscoverResult) : undefined)),
+      // The server answered (a JSON-RPC error, or an HTTP error with no JSON-RPC body): it does not speak
+      // 2026-07-28, so `initialize` follows. Refused credentials or a broken connection end the handshake at once.
       Effect.catchAll((e) =>
-        e._tag === "ConnectionClosed" || e._tag === "TransportError"
-          ? Effect.fail(new HandshakeFailed({ reason: `server/discover failed: ${describe(e)}`, cause: e }))
-          : Effect.succeed(undefined)
+        McpError.isMcpError(e) || (e._tag === "TransportError" && e.status !== undefined)
+          ? Effect.succeed(undefined)
+          : Effect.fail(new HandshakeFailed({ reason: `server/discover failed: ${describe(e)}`, cause: e }))
       )
     )
     const answer = yield* (bound === undefined ? Effect.asSome(discover) : Effect.timeoutOption(discover, bound))

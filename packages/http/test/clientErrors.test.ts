@@ -39,7 +39,7 @@ const bearer403 = `Bearer error="insufficient_scope", scope="admin"`
 /** A small MCP server on 127.0.0.1 (session or stateless) whose answers the test switches; stopped with the scope. */
 const misbehaving = (era: "session" | "stateless") =>
   Effect.gen(function*() {
-    const state: { mode: Mode; initialize: Mode } = { mode: "ok", initialize: "ok" }
+    const state: { mode: Mode; initialize: Mode; posts: number } = { mode: "ok", initialize: "ok", posts: 0 }
     const server = Http.createServer((req, res) => {
       const chunks: Array<Buffer> = []
       req.on("data", (chunk: Buffer) => void chunks.push(chunk))
@@ -60,6 +60,7 @@ const misbehaving = (era: "session" | "stateless") =>
           })
           res.end(text)
         }
+        state.posts++
         if (body.id === undefined) return void res.writeHead(202).end()
         const id = body.id
         const mode = body.method === "initialize" ? state.initialize : state.mode
@@ -269,6 +270,14 @@ describe.skipIf(adapter === "platform").each(transports)("$name: every failure r
         const refused = seen(yield* Effect.flip(connect(server.url, era)))
         expect(refused._tag).toBe("HandshakeFailed")
         expect(refused.cause?._tag).toBe("Unauthorized")
+        // A negotiating client (no pinned revision) gives up at the refused probe: it does not try initialize too.
+        const negotiating = yield* misbehaving(era)
+        negotiating.state.initialize = "401"
+        negotiating.state.mode = "401"
+        const probed = seen(yield* Effect.flip(connect(negotiating.url, "stateless")))
+        expect(probed._tag).toBe("HandshakeFailed")
+        expect(probed.cause?._tag).toBe("Unauthorized")
+        expect(negotiating.state.posts).toBe(1)
         const closed = yield* misbehaving(era)
         yield* closed.stop
         const unreachable = seen(yield* Effect.flip(connect(closed.url, era)))

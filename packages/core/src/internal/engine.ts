@@ -5,7 +5,7 @@
  * progress, timeouts and cancellation on the wire. It knows nothing of MCP methods beyond cancellation and
  * progress: the session above it (server or client) decides what each request means.
  */
-import { Codec, Json, JsonRpc, McpError } from "@effect-mcp/schema"
+import { Codec, JsonRpc, McpError } from "@effect-mcp/schema"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -21,6 +21,7 @@ import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import { ConnectionClosed } from "../Errors.js"
 import * as Transport from "../Transport.js"
+import * as FrameLimits from "./frameLimits.js"
 import * as Scoped from "./scoped.js"
 
 /** A progress update for one of our requests. */
@@ -75,15 +76,11 @@ export interface EngineOptions {
   readonly maxBatchSize?: number
 }
 
-/**
- * The default bound on a frame's nesting (arrays and objects). Decoding a recursive type and formatting a value
- * recurse once or more per level, and overflow the stack at a few thousand levels: 512 keeps them a few times
- * below that, and far above what any MCP message needs.
- */
-export const defaultMaxDepth = 512
+/** The default bound on a frame's nesting (see `frameLimits`). */
+export const defaultMaxDepth = FrameLimits.defaultMaxDepth
 
-/** The default bound on a batch's length (the official TypeScript SDK's too). */
-export const defaultMaxBatchSize = 100
+/** The default bound on a batch's length. */
+export const defaultMaxBatchSize = FrameLimits.defaultMaxBatchSize
 
 /** A running engine over one connection. */
 export interface Engine {
@@ -151,7 +148,7 @@ const complete = (entry: Pending, outcome: Effect.Effect<Record<string, unknown>
   } else entry.outcome ??= outcome
 }
 
-const looksLikeResponse = (u: unknown): boolean => isRecord(u) && !("method" in u) && ("result" in u || "error" in u)
+const looksLikeResponse = FrameLimits.looksLikeResponse
 
 // One sweeper fiber per connection fails expired requests, so a request costs no timer of its own. It wakes at the
 // earliest deadline it knows of, or after `idleCheck` to see whether anything still waits, and stops when nothing
@@ -444,34 +441,22 @@ class Connection<E> implements Engine {
 
   // ---------- receiving ----------
 
-  /**
-   * What a frame nested deeper than `maxDepth` gets, read only at its top level and never decoded: a request its
-   * error (-32602 when only its params are too deep), a response fails the request it answers, a notification is
-   * dropped. Returns the error response to send, if any.
-   */
-  #refuseDeep(u: unknown): JsonRpc.ErrorResponse | undefined {
-    const reason = `nested deeper than ${this.#maxDepth} levels`
-    if (looksLikeResponse(u)) {
-      this.#settleId(
-        JsonRpc.salvageId(u),
-        () => Effect.fail(new Transport.TransportError({ reason: `the response was refused: ${reason}` })),
-        `request id (the response was ${reason})`
-      )
-      return undefined
+  /** Acts on the verdict on a frame nested too deep; returns the error response to send, if any. */
+  #refused(refusal: FrameLimits.Refusal): JsonRpc.ErrorResponse | undefined {
+    switch (refusal._tag) {
+      case "Answer":
+        return refusal.response
+      case "FailRequest":
+        this.#settleId(
+          refusal.id,
+          () => Effect.fail(new Transport.TransportError({ reason: `the response was refused: ${refusal.reason}` })),
+          `request id (the response was ${refusal.reason})`
+        )
+        return undefined
+      case "Drop":
+        this.background(Effect.logDebug(`effect-mcp: dropped a notification ${refusal.reason}`))
+        return undefined
     }
-    if (isRecord(u) && typeof u.method === "string" && !("id" in u)) {
-      this.background(Effect.logDebug(`effect-mcp: dropped a notification ${reason}`))
-      return undefined
-    }
-    const id = JsonRpc.salvageId(u)
-    const onlyParams = id !== null && isRecord(u) && typeof u.method === "string" &&
-      Object.keys(u).every((key) => key === "params" || !Json.exceedsDepth(u[key], this.#maxDepth - 1))
-    return JsonRpc.failure(
-      id,
-      onlyParams
-        ? { code: McpError.codes.InvalidParams, message: `Invalid params: ${reason}` }
-        : { code: McpError.codes.InvalidRequest, message: `Invalid request: ${reason}` }
-    )
   }
 
   /** A frame that is no JSON-RPC message: a request gets -32600; a response fails the request it answers, at once. */
@@ -511,8 +496,9 @@ class Connection<E> implements Engine {
     return Effect.gen(function*() {
       const slots: Array<Deferred.Deferred<Option.Option<JsonRpc.Message>>> = []
       for (const item of items) {
-        if (Json.exceedsDepth(item, engine.#maxDepth)) {
-          const refused = engine.#refuseDeep(item)
+        const tooDeep = FrameLimits.checkDepth(item, engine.#maxDepth)
+        if (tooDeep !== undefined) {
+          const refused = engine.#refused(tooDeep)
           if (refused !== undefined) {
             const slot = yield* Deferred.make<Option.Option<JsonRpc.Message>>()
             yield* Deferred.succeed(slot, Option.some<JsonRpc.Message>(refused))
@@ -623,12 +609,8 @@ class Connection<E> implements Engine {
           JsonRpc.failure(null, { code: McpError.codes.InvalidRequest, message: "Invalid request: empty batch" })
         ))
       }
-      if (u.length > this.#maxBatchSize) {
-        return this.background(this.#sendQuietly(JsonRpc.failure(null, {
-          code: McpError.codes.InvalidRequest,
-          message: `Invalid request: a batch of ${u.length} messages, more than ${this.#maxBatchSize}`
-        })))
-      }
+      const tooLong = FrameLimits.checkBatch(u, this.#maxBatchSize)
+      if (tooLong !== undefined) return this.background(this.#sendQuietly(tooLong))
       if (!this.handlers.acceptsBatch()) {
         return this.background(this.#sendQuietly(JsonRpc.failure(null, {
           code: McpError.codes.InvalidRequest,
@@ -637,8 +619,9 @@ class Connection<E> implements Engine {
       }
       return this.background(this.#handleBatch(u, incoming))
     }
-    if (Json.exceedsDepth(u, this.#maxDepth)) {
-      const refused = this.#refuseDeep(u)
+    const tooDeep = FrameLimits.checkDepth(u, this.#maxDepth)
+    if (tooDeep !== undefined) {
+      const refused = this.#refused(tooDeep)
       return refused === undefined ? undefined : this.background(this.#sendQuietly(refused))
     }
     const decoded = JsonRpc.decodeMessage(u)
