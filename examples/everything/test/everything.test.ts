@@ -1,11 +1,13 @@
 import { ClientHandlers, McpClient, McpTest, Tool } from "@effect-mcp/core"
-import type { Mcp } from "@effect-mcp/schema"
+import type { JsonRpc, Mcp } from "@effect-mcp/schema"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
+import * as FiberStatus from "effect/FiberStatus"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -82,6 +84,63 @@ const connect = (revision: "2025-11-25" | undefined, options: { readonly handler
     )
     return { client: Context.get(context, McpClient.McpClient), seen }
   })
+
+/** Two 2025-11-25 clients of one everything server, in memory. */
+const twoClients = Effect.gen(function*() {
+  const shared = Layer.succeedContext(yield* Layer.build(server))
+  const client = Effect.map(
+    Layer.build(McpTest.layer(shared, { name: "everything-test", version: "0.0.0", revision: "2025-11-25" })),
+    Context.get(McpClient.McpClient)
+  )
+  return [yield* client, yield* client] as const
+})
+
+/** The notifications a client received since `collect`, and a wait until they satisfy a condition. */
+interface Collected {
+  readonly seen: ReadonlyArray<JsonRpc.Notification>
+  readonly until: (done: (seen: ReadonlyArray<JsonRpc.Notification>) => boolean) => Effect.Effect<void>
+}
+
+interface Waiter {
+  readonly done: (seen: ReadonlyArray<JsonRpc.Notification>) => boolean
+  readonly deferred: Deferred.Deferred<void>
+}
+
+/**
+ * Collects a client's notifications until the scope closes. It returns once the reader waits for the first one (its
+ * fiber suspended on its subscription), so nothing the server sends after this is missed.
+ */
+const collect = (client: McpClient.McpClientService) =>
+  Effect.gen(function*() {
+    const seen: Array<JsonRpc.Notification> = []
+    const waiters = new Set<Waiter>()
+    const reader = yield* client.notifications.pipe(
+      Stream.runForEach((n) =>
+        Effect.suspend(() => {
+          seen.push(n)
+          const ready = [...waiters].filter((w) => w.done(seen))
+          for (const w of ready) waiters.delete(w)
+          return Effect.forEach(ready, (w) => Deferred.succeed(w.deferred, undefined), { discard: true })
+        })
+      ),
+      Effect.forkScoped
+    )
+    yield* Effect.repeat(Fiber.status(reader), { until: FiberStatus.isSuspended })
+    const collected: Collected = {
+      seen,
+      until: (done) =>
+        Effect.gen(function*() {
+          if (done(seen)) return
+          const deferred = yield* Deferred.make<void>()
+          waiters.add({ done, deferred })
+          yield* Deferred.await(deferred)
+        })
+    }
+    return collected
+  })
+
+const count = (method: string) => (seen: ReadonlyArray<JsonRpc.Notification>) =>
+  seen.filter((n) => n.method === method).length
 
 const texts = (result: Mcp.CallToolResult) => result.content.flatMap((c) => (c.type === "text" ? [c.text] : []))
 
@@ -469,41 +528,57 @@ for (const { label, revision } of clients) {
 }
 
 describe("everything, handshake-only behaviour (2025-11-25)", () => {
+  const messages = (seen: ReadonlyArray<JsonRpc.Notification>) =>
+    seen.flatMap((n) => n.method === "notifications/message" ? [[n.params?.level, n.params?.data]] : [])
+  const logged = count("notifications/message")
+  const updated = count("notifications/resources/updated")
+
   it.live("logging/setLevel is accepted and test_tool_with_logging sends its three info messages in order", () =>
     Effect.gen(function*() {
       const { client } = yield* connect("2025-11-25")
       yield* client.setLoggingLevel("debug")
-      const logs = yield* client.logMessages.pipe(Stream.take(3), Stream.runCollect, Effect.fork)
-      yield* Effect.sleep("10 millis")
+      const notes = yield* collect(client)
       const result = yield* client.callTool("test_tool_with_logging", {})
       expect(texts(result)).toEqual(["Tool with logging executed successfully"])
-      const messages = Chunk.toArray(yield* Fiber.join(logs))
-      expect(messages.map((m) => [m.level, m.data])).toEqual([
+      yield* notes.until((seen) => logged(seen) === 3)
+      expect(messages(notes.seen)).toEqual([
         ["info", "Tool execution started"],
         ["info", "Tool processing data"],
         ["info", "Tool execution completed"]
       ])
     }).pipe(Effect.scoped))
 
-  it.live("a log level above info silences test_tool_with_logging", () =>
+  it.live("a log level above info silences test_tool_with_logging; info lets it through again", () =>
     Effect.gen(function*() {
       const { client } = yield* connect("2025-11-25")
+      const notes = yield* collect(client)
       yield* client.setLoggingLevel("error")
-      const logs = yield* client.logMessages.pipe(Stream.runCollect, Effect.fork)
       yield* client.callTool("test_tool_with_logging", {})
-      yield* Effect.sleep("50 millis")
-      yield* Fiber.interrupt(logs)
-      const poll = yield* Fiber.poll(logs)
-      expect(poll._tag === "Some" && poll.value._tag === "Success" ? Chunk.size(poll.value.value) : 0).toBe(0)
+      // The watched resource's first update is the mark: everything the call sent arrived before it.
+      yield* client.subscribe(Resources.watchedUri)
+      yield* notes.until((seen) => updated(seen) >= 1)
+      const mark = notes.seen.findIndex((n) => n.method === "notifications/resources/updated")
+      expect(messages(notes.seen.slice(0, mark))).toEqual([])
+      yield* client.unsubscribe(Resources.watchedUri)
+      yield* client.setLoggingLevel("info")
+      yield* client.callTool("test_tool_with_logging", {})
+      yield* notes.until((seen) => logged(seen) === 3)
+      expect(messages(notes.seen).map(([level]) => level)).toEqual(["info", "info", "info"])
     }).pipe(Effect.scoped))
 
   it.live("the watched resource changes on its timer and subscribers hear about it until they unsubscribe", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect("2025-11-25")
+      // The witness stays subscribed: its updates show that the timer goes on after the other client unsubscribed.
+      const [client, witness] = yield* twoClients
+      const notes = yield* collect(client)
+      const witnessed = yield* collect(witness)
+      yield* client.setLoggingLevel("info")
       const before = yield* client.readResource(Resources.watchedUri)
+      yield* witness.subscribe(Resources.watchedUri)
       yield* client.subscribe(Resources.watchedUri)
-      const updated = yield* client.resourceUpdated.pipe(Stream.take(2), Stream.runCollect)
-      expect(Chunk.toArray(updated)).toEqual([Resources.watchedUri, Resources.watchedUri])
+      yield* notes.until((seen) => updated(seen) >= 2)
+      const updates = notes.seen.filter((n) => n.method === "notifications/resources/updated")
+      expect(updates.map((n) => n.params?.uri)).toEqual([Resources.watchedUri, Resources.watchedUri])
       const after = yield* client.readResource(Resources.watchedUri)
       const [first] = before.contents
       const [second] = after.contents
@@ -511,6 +586,15 @@ describe("everything, handshake-only behaviour (2025-11-25)", () => {
       expect(second && "text" in second ? second.text : "").not.toBe(first && "text" in first ? first.text : "")
       expect(second?.mimeType).toBe("text/plain")
       yield* client.unsubscribe(Resources.watchedUri)
+      // The first message of a logging call marks the time after the unsubscribe; the witness then hears two more
+      // updates; a second call's messages mark the end. In between, the client that unsubscribed hears of none.
+      yield* client.callTool("test_tool_with_logging", {})
+      const heard = updated(witnessed.seen)
+      yield* witnessed.until((seen) => updated(seen) >= heard + 2)
+      yield* client.callTool("test_tool_with_logging", {})
+      yield* notes.until((seen) => logged(seen) === 6)
+      const start = notes.seen.findIndex((n) => n.method === "notifications/message")
+      expect(updated(notes.seen.slice(start))).toBe(0)
     }).pipe(Effect.scoped))
 })
 

@@ -2,6 +2,7 @@ import { ClientHandlers, McpClient, McpServer, RequestContext } from "@effect-mc
 import type { Revision } from "@effect-mcp/schema"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -14,8 +15,27 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { connect, rawPeer, rawServer } from "./helpers.js"
 
-// One server definition, served to every era.
-const finalized = { count: 0 }
+/** Waits for `effect` for at most 5 s of real time (whatever the test's clock), then fails naming `what`. */
+const within = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error(`${what}: not within 5 seconds`) }),
+    Effect.withClock(Clock.make()),
+    Effect.orDie
+  )
+
+// One server definition, served to every era. `hang` says when each call (by its tag) starts and is interrupted.
+const hangs = new Map<
+  string,
+  { readonly started: Deferred.Deferred<void>; readonly interrupted: Deferred.Deferred<void> }
+>()
+const hang = (tag: string) =>
+  Effect.gen(function*() {
+    const known = hangs.get(tag)
+    if (known !== undefined) return known
+    const made = { started: yield* Deferred.make<void>(), interrupted: yield* Deferred.make<void>() }
+    hangs.set(tag, made)
+    return made
+  })
 const Everything = Layer.mergeAll(
   McpServer.tool({
     name: "echo",
@@ -33,8 +53,13 @@ const Everything = Layer.mergeAll(
   }),
   McpServer.tool({
     name: "hang",
-    input: Schema.Struct({}),
-    handler: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => finalized.count++)))
+    input: Schema.Struct({ tag: Schema.String }),
+    handler: ({ tag }) =>
+      Effect.flatMap(hang(tag), (call) =>
+        Deferred.succeed(call.started, undefined).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Deferred.succeed(call.interrupted, undefined))
+        ))
   }),
   McpServer.tool({
     name: "interview",
@@ -112,12 +137,11 @@ for (const era of eras) {
         expect((yield* client.callTool("echo", { text: "x" })).content).toEqual([{ type: "text", text: "x" }])
         const events = Chunk.toReadonlyArray(yield* Stream.runCollect(client.callToolStream("steps", { n: 3 })))
         expect(events.map((e) => e._tag)).toEqual(["Progress", "Progress", "Progress", "Result"])
-        const before = finalized.count
-        const call = yield* Effect.fork(client.callTool("hang", {}))
-        yield* Effect.sleep("20 millis").pipe(Effect.zipRight(Fiber.interrupt(call)), Effect.fork)
-        yield* TestClock.adjust("20 millis")
-        yield* Fiber.await(call)
-        yield* Effect.repeat(Effect.sync(() => finalized.count), { until: (n) => n > before })
+        const hanging = yield* hang(era.label)
+        const call = yield* Effect.fork(client.callTool("hang", { tag: era.label }))
+        yield* within("the handler started", Deferred.await(hanging.started))
+        yield* Fiber.interrupt(call)
+        yield* within("the handler was interrupted", Deferred.await(hanging.interrupted))
       }))
 
     it.scoped("resources, templates, prompts and completion", () =>
