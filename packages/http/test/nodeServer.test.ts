@@ -13,6 +13,15 @@ import { adapter, info, listenOnLoopback, messages, openSession, post, tools } f
 const slowCall = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "slow", arguments: {} } }
 const echoCall = { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }
 
+/**
+ * The whole body of a response, or `undefined` when the response or its body was cut; fails when it is still open
+ * 5 s later.
+ */
+const bodyOf = (response: Promise<Response>) =>
+  Effect.promise(() => response.then((r) => r.text()).then((body) => ({ body }), () => ({ body: undefined }))).pipe(
+    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the response is still open after 5 s") })
+  )
+
 const registry = (hooks: Parameters<typeof tools>[0] = {}) =>
   tools(hooks).pipe(Layer.provideMerge(McpServer.layer(info)))
 
@@ -47,14 +56,16 @@ describe.skipIf(adapter === "platform")("McpNodeHttpServer", () => {
         fetch(url, { method: "GET", headers: { accept: "text/event-stream", ...headers } })
       )
       expect(stream.status).toBe(200)
-      const slow = Effect.runPromise(post(url, slowCall, headers)).then((r) => r.text()).catch(() => "cut")
-      yield* Deferred.await(started)
+      const slow = Effect.runPromise(post(url, slowCall, headers))
+      yield* Deferred.await(started).pipe(Effect.timeout("5 seconds"))
       yield* Scope.close(scope, Exit.void).pipe(Effect.timeout("5 seconds"))
       yield* Deferred.await(interrupted).pipe(Effect.timeout("5 seconds"))
-      // The standalone stream ends (or is cut) instead of staying open.
-      const rest = yield* Effect.promise(() => stream.text().catch(() => "cut"))
-      expect(typeof rest).toBe("string")
-      yield* Effect.promise(() => slow)
+      // The standalone stream ends, or is cut, instead of staying open; it carried no message.
+      const rest = yield* bodyOf(Promise.resolve(stream))
+      expect(rest.body ?? "").not.toContain("data: {")
+      // The interrupted call got no answer: its response was cut, or ended without a result.
+      const answer = yield* bodyOf(slow)
+      expect(answer.body ?? "").not.toContain("result")
       // Nothing holds the port: a new server binds it.
       const again = yield* Layer.build(McpNodeHttpServer.layer({}, { port }).pipe(Layer.provide(registry())))
       expect(Context.get(again, McpNodeHttpServer.Address).port).toBe(port)
