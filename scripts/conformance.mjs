@@ -1,9 +1,18 @@
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned; on the Node 22 binary
 // installed as the dev dependency `node22` of the scripts/conformance package) against effect-mcp: the `active`
-// and `pending` server suites against examples/everything over Streamable HTTP, and the whole client suite against
-// examples/conformance-client. It reads every scenario's checks.json, prints one table (scenario, checks
-// passed, failed, warnings) and fails on any failed check outside scripts/conformance/baseline.json (only the
-// client's auth/* scenarios may be listed there), or on a baseline entry that now passes.
+// and `pending` server suites against examples/everything over Streamable HTTP, and every client scenario against
+// examples/conformance-client; then it judges the results strictly (scripts/conformance/gate.mjs):
+// - expected failures are pinned per check (scenario + check id + FAILURE or WARNING) in
+//   scripts/conformance/baseline.json, only for the client's auth/* scenarios, each with why; any other failure
+//   or warning fails the run, and so does a pin that no longer happens (the baseline stays tight);
+// - every scenario the suite itself lists (`conformance list --server`, `--client`) must have run and written
+//   results, unless the baseline's `notApplicable` says why not, and one with no pin must have a check that
+//   succeeded (a scenario of INFO checks only proved nothing);
+// - the suite's exit code must agree with its results: a client that timed out or exited with an error is a
+//   failed check of its own (`~client-timed-out`, `~client-exited`, which can be pinned), and an exit code the
+//   results do not explain fails the run (`~suite-exit`, never pinned).
+// It prints a line per scenario, what is wrong with each failing one, and ends with "conformance: N passed,
+// N failed" (scenarios); it exits 1 when any failed. The results directory is kept when the run fails.
 //
 // The suite's own helper servers listen on every interface, so everything (our servers, the suite, its
 // helpers) runs inside a fresh network namespace that has only a loopback interface; the namespace is
@@ -11,10 +20,12 @@
 //
 // Usage: node scripts/conformance.mjs   (after `tsc -b`)
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { checkBaseline, judge, report } from "./conformance/gate.mjs"
+import { killRunning, listScenarios, readClientRun, readServerRun, runSuite } from "./conformance/suite.mjs"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const node22 = join(root, "scripts/conformance/node_modules/node22/bin/node")
@@ -73,17 +84,33 @@ if (process.argv[2] !== "--inside") {
 }
 
 async function inside() {
-  const baseline = JSON.parse(readFileSync(baselinePath, "utf8"))
-  const expected = new Map(Object.entries(baseline.client ?? {}))
-  for (const scenario of expected.keys()) {
-    if (!scenario.startsWith("auth/")) fail(`baseline: only the client's auth/* scenarios may be listed (${scenario})`)
+  const listed = {}
+  for (const mode of ["server", "client"]) {
+    const found = listScenarios(node22, suite, mode)
+    if (found.error !== undefined) fail(found.error)
+    listed[mode] = found.scenarios
   }
-  if (Object.keys(baseline.server ?? {}).length > 0) fail("baseline: no server scenario may be listed")
+  const { baseline, errors } = checkBaseline(JSON.parse(readFileSync(baselinePath, "utf8")), listed)
+  if (errors.length > 0) {
+    fail(`${relative(root, baselinePath)} is not valid:\n  ${errors.join("\n  ")}\nconformance: 0 passed, 1 failed`)
+  }
 
   const out = mkdtempSync(join(tmpdir(), "effect-mcp-conformance-"))
   const server = spawn(process.execPath, [everything, "--http"], { stdio: ["ignore", "pipe", "pipe"] })
   let serverLog = ""
+  let serverExit
+  let stopping = false
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.on(signal, () => {
+      killRunning()
+      server.kill("SIGKILL")
+      process.exit(130)
+    })
+  }
   server.stderr.on("data", (chunk) => (serverLog += chunk))
+  server.on("exit", (code, signal) => {
+    if (!stopping) serverExit = `examples/everything exited (${code ?? signal}) while the server suites ran`
+  })
   const url = await new Promise((ok, ko) => {
     let seen = ""
     server.stdout.on("data", (chunk) => {
@@ -94,105 +121,51 @@ async function inside() {
     server.on("exit", (code) => ko(new Error(`examples/everything exited (${code}) before listening:\n${serverLog}`)))
   }).catch((e) => fail(e.message))
 
-  const runSuite = (label, args) =>
-    new Promise((ok) => {
-      const started = Date.now()
-      const run = spawn(node22, [suite, ...args, "-o", join(out, label)], { stdio: ["ignore", "pipe", "pipe"] })
-      let log = ""
-      run.stdout.on("data", (chunk) => (log += chunk))
-      run.stderr.on("data", (chunk) => (log += chunk))
-      run.on("exit", (code) => {
-        if (!label.startsWith("client")) {
-          process.stderr.write(`conformance: ${label} finished in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
-        }
-        ok({ label, code, log })
-      })
-    })
-
-  const runs = [
-    await runSuite("server-active", ["server", "--url", url, "--suite", "active"]),
-    await runSuite("server-pending", ["server", "--url", url, "--suite", "pending"])
-  ]
+  const run = (label, mode, args, limitMs) => {
+    const outDir = join(out, label)
+    mkdirSync(outDir, { recursive: true })
+    return runSuite({ node: node22, suite, label, mode, args, outDir, limitMs })
+  }
+  const runs = []
+  const results = []
+  for (const name of ["active", "pending"]) {
+    const done = await run(`server-${name}`, "server", ["server", "--url", url, "--suite", name], 300_000)
+    process.stderr.write(`conformance: server-${name} finished in ${(done.ms / 1000).toFixed(1)} s\n`)
+    const read = readServerRun(done)
+    runs.push(read.run)
+    results.push(...read.results)
+  }
+  stopping = true
   server.kill("SIGTERM")
-
-  // The client scenarios: the auth/* ones (expected to fail) four at a time, then every other one alone, so
-  // that timing checks (SSE retry) are not measured on a machine busy with the others.
-  const listed = spawnSync(node22, [suite, "list", "--client"], { encoding: "utf8" })
-  const clientScenarios = [...listed.stdout.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1])
-  if (clientScenarios.length === 0) fail(`cannot list the client scenarios:\n${listed.stdout}${listed.stderr}`)
-  const clientRun = (scenario) =>
-    runSuite(join("client", scenario), ["client", "--command", `${process.execPath} ${client}`, "--scenario", scenario])
-  const auth = clientScenarios.filter((s) => s.startsWith("auth/"))
-  for (let i = 0; i < auth.length; i += 4) runs.push(...(await Promise.all(auth.slice(i, i + 4).map(clientRun))))
-  for (const scenario of clientScenarios.filter((s) => !s.startsWith("auth/"))) runs.push(await clientRun(scenario))
-
-  // ---------- every scenario's checks.json ----------
-  const rows = []
-  const findChecks = (dir) =>
-    readdirSync(dir).flatMap((name) => {
-      const path = join(dir, name)
-      if (!statSync(path).isDirectory()) return name === "checks.json" ? [path] : []
-      return findChecks(path)
+  if (serverExit !== undefined) {
+    const problems = [serverExit, ...serverLog.trim().split("\n").slice(-15).map((l) => `| ${l}`)]
+    runs.push({
+      suite: "examples/everything",
+      what: "(the server under test)",
+      mode: "server",
+      scenarios: [],
+      problems
     })
-  for (const run of runs) {
-    const dir = join(out, run.label)
-    const files = existsSync(dir) ? findChecks(dir) : []
-    if (files.length === 0) {
-      rows.push({ mode: run.label, scenario: "(no results)", passed: 0, failed: 1, warnings: 0, warningText: [] })
-      process.stderr.write(run.log)
-      continue
-    }
-    for (const file of files) {
-      const checks = JSON.parse(readFileSync(file, "utf8"))
-      const scenario = run.label.startsWith("client")
-        ? relative(join(out, "client"), dir)
-        : relative(dir, dirname(file)).replace(/^server-/, "").replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, "")
-      const count = (status) => checks.filter((c) => c.status === status).length
-      rows.push({
-        mode: run.label.startsWith("server") ? run.label : "client",
-        scenario,
-        passed: count("SUCCESS"),
-        failed: count("FAILURE"),
-        warnings: count("WARNING"),
-        warningText: checks.filter((c) => c.status === "WARNING" || c.status === "FAILURE").map((c) =>
-          `${c.status}: ${c.name}: ${c.errorMessage ?? ""}`
-        )
-      })
-    }
   }
-  rows.sort((a, b) => (a.mode + a.scenario).localeCompare(b.mode + b.scenario))
 
-  // ---------- the table ----------
-  const header = ["suite", "scenario", "passed", "failed", "warnings", ""]
-  const lines = rows.map((r) => {
-    const reason = expected.get(r.scenario)
-    const verdict = r.failed === 0
-      ? reason === undefined ? "ok" : "STALE BASELINE (it passes now)"
-      : reason === undefined
-      ? "FAILED"
-      : `expected: ${reason}`
-    return [r.mode, r.scenario, String(r.passed), String(r.failed), String(r.warnings), verdict]
-  })
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)))
-  const format = (cells) => cells.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ")
-  console.log(format(header).trimEnd())
-  console.log(widths.map((w) => "-".repeat(w)).join("  "))
-  for (const line of lines) console.log(format(line).trimEnd())
-
-  const unexpected = rows.filter((r) => r.failed > 0 && !expected.has(r.scenario))
-  const stale = rows.filter((r) => r.failed === 0 && expected.has(r.scenario))
-  const missing = [...expected.keys()].filter((s) => !rows.some((r) => r.scenario === s))
-  const warned = rows.filter((r) => r.warnings > 0 && !expected.has(r.scenario))
-  const total = (key) => rows.reduce((n, r) => n + r[key], 0)
-  console.log(
-    `\n${rows.length} scenarios: ${total("passed")} checks passed, ${total("failed")} failed ` +
-      `(${rows.filter((r) => r.failed > 0 && expected.has(r.scenario)).length} scenarios expected to fail: ` +
-      `scripts/conformance/baseline.json), ${total("warnings")} warnings`
-  )
-  for (const r of [...unexpected, ...warned]) {
-    console.log(`\n${r.mode} ${r.scenario}:\n  ${r.warningText.join("\n  ")}`)
+  // The client scenarios: the auth/* ones (expected to fail) four at a time, then every other one alone, so that
+  // timing checks (SSE retry) are not measured on a machine busy with the others. One suite process a scenario.
+  const clientRun = async (scenario) => {
+    const args = ["client", "--command", `${process.execPath} ${client}`, "--scenario", scenario]
+    const read = readClientRun(await run(join("client", scenario), "client", args, 120_000), scenario)
+    runs.push(read.run)
+    results.push(...read.results)
   }
-  for (const s of missing) console.log(`baseline lists ${s}, which the suite did not run`)
+  const toRun = listed.client.filter((s) => !baseline.notApplicable.client.has(s))
+  const auth = toRun.filter((s) => s.startsWith("auth/"))
+  for (let i = 0; i < auth.length; i += 4) await Promise.all(auth.slice(i, i + 4).map(clientRun))
+  for (const scenario of toRun.filter((s) => !s.startsWith("auth/"))) await clientRun(scenario)
+
+  const rows = judge({ baseline, listed, results, runs })
+  for (const line of report(rows)) console.log(line)
+  if (rows.some((r) => !r.ok)) {
+    console.log(`(the suite's results are kept in ${out})`)
+    process.exit(1)
+  }
   rmSync(out, { recursive: true, force: true })
-  if (unexpected.length > 0 || stale.length > 0 || missing.length > 0) process.exit(1)
 }
