@@ -6,7 +6,10 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberStatus from "effect/FiberStatus"
+import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { createServer, request as httpRequest } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -19,6 +22,42 @@ const eras = [
 ]
 
 const text = (result: { readonly content: ReadonlyArray<unknown> }) => (result.content[0] as { text: string }).text
+
+/** Forks `effect` (a reader of a client's notifications) and returns once it waits on its subscription. */
+const listening = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(effect)
+    yield* Effect.repeat(Fiber.status(fiber), { until: FiberStatus.isSuspended })
+    return fiber
+  })
+
+/** Polls `done` every 10 ms until it holds, for a condition no event announces; fails naming `what` after 5 s. */
+const until = (what: string, done: () => boolean) =>
+  Effect.suspend(() => (done() ? Effect.void : Effect.fail(new Error(`not within 5 s: ${what}`)))).pipe(
+    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 500 }),
+    Effect.orDie
+  )
+
+/** A 2025-11-25 McpClient of `url` whose every HTTP exchange is shown to `seen` (request and response). */
+const recorded = (
+  url: string,
+  seen: (request: McpHttpClient.OutgoingRequest, response: McpHttpClient.IncomingResponse) => void
+) =>
+  Effect.gen(function*() {
+    const base = adapter === "node"
+      ? McpNodeHttpClient.execute(yield* McpNodeHttpClient.agents)
+      : McpHttpClient.platformExecute(yield* Effect.provide(HttpClient.HttpClient, NodeHttpClient.layer))
+    const recording: McpHttpClient.Execute = (request) =>
+      Effect.tap(base(request), (response) => Effect.sync(() => seen(request, response)))
+    const transport = yield* McpHttpClient.makeWith({ url }, recording)
+    return yield* McpClient.make({ name: "t", version: "0", revision: "2025-11-25" }).pipe(
+      Effect.provideService(Transport.Transport, transport)
+    )
+  })
+
+/** Whether an exchange opened the standalone GET stream. */
+const openedStream = (request: McpHttpClient.OutgoingRequest, response: McpHttpClient.IncomingResponse) =>
+  request.method === "GET" && response.status === 200
 
 /**
  * A proxy on 127.0.0.1 in front of `target` that answers without Content-Length: each JSON answer goes out
@@ -175,10 +214,12 @@ describe("McpHttpClient, era-specific behaviour", () => {
   it.scopedLive("the standalone GET stream delivers list_changed", () =>
     Effect.gen(function*() {
       const { server, url } = yield* serve()
-      const client = yield* connect(url, { revision: "2025-11-25" })
-      const changed = yield* client.toolListChanged.pipe(Stream.take(1), Stream.runDrain, Effect.fork)
-      // Give the GET stream a moment to open, then change the list.
-      yield* Effect.sleep("200 millis")
+      const opened = yield* Deferred.make<void>()
+      const client = yield* recorded(url, (request, response) => {
+        if (openedStream(request, response)) Deferred.unsafeDone(opened, Exit.void)
+      })
+      const changed = yield* listening(client.toolListChanged.pipe(Stream.take(1), Stream.runDrain))
+      yield* Deferred.await(opened).pipe(Effect.timeout("5 seconds"))
       yield* server.addTool({ ...server.tools()[0]!, descriptor: { ...server.tools()[0]!.descriptor, name: "echo2" } })
       yield* Fiber.join(changed).pipe(Effect.timeout("5 seconds"))
       expect((yield* client.listTools()).map((t) => t.name)).toContain("echo2")
@@ -186,10 +227,11 @@ describe("McpHttpClient, era-specific behaviour", () => {
 
   it.scopedLive("a reaped session is re-initialized transparently", () =>
     Effect.gen(function*() {
-      const { url } = yield* serve({ sessionIdleTimeout: "150 millis" })
+      const { server, url } = yield* serve({ sessionIdleTimeout: "150 millis" })
       const client = yield* connect(url, { revision: "2025-06-18" }, { standaloneStream: false })
       expect(text(yield* client.callTool("echo", { text: "one" }))).toBe("one")
-      yield* Effect.sleep("500 millis")
+      // Nothing tells the client its session was reaped (that is the point): the server's count is polled.
+      yield* until("the session was reaped", () => server.stats().connections === 0)
       // The server has forgotten the session; the call still succeeds under a new one.
       expect(text(yield* client.callTool("echo", { text: "two" }))).toBe("two")
     }))
@@ -199,12 +241,15 @@ describe("McpHttpClient, era-specific behaviour", () => {
       const { server, url } = yield* serve({ keepAliveInterval: "50 millis" })
       const client = yield* connect(url)
       expect(client.stateless).toBe(true)
+      const acknowledged = yield* Deferred.make<void>()
       const received = yield* client.listen({ toolsListChanged: true }).pipe(
+        Stream.tap(() => Deferred.succeed(acknowledged, undefined)),
         Stream.take(2),
         Stream.runCollect,
         Effect.fork
       )
-      yield* Effect.sleep("300 millis")
+      // The acknowledgement says the subscription is in place.
+      yield* Deferred.await(acknowledged).pipe(Effect.timeout("5 seconds"))
       yield* server.removeTool("echo")
       const [ack, changed] = Chunk.toReadonlyArray(yield* Fiber.join(received).pipe(Effect.timeout("5 seconds")))
       expect(ack!.method).toBe("notifications/subscriptions/acknowledged")
@@ -214,7 +259,13 @@ describe("McpHttpClient, era-specific behaviour", () => {
   it.scopedLive("SSE polling: the server closes connections early and the client resumes with Last-Event-ID", () =>
     Effect.gen(function*() {
       const { server, url } = yield* serve({ sseConnectionLifetime: "120 millis", retryInterval: "20 millis" })
-      const client = yield* connect(url, { revision: "2025-11-25" })
+      let resumed = 0
+      const resumedTwice = yield* Deferred.make<void>()
+      const client = yield* recorded(url, (request, response) => {
+        if (openedStream(request, response) && request.headers["last-event-id"] !== undefined && ++resumed === 2) {
+          Deferred.unsafeDone(resumedTwice, Exit.void)
+        }
+      })
       const events = yield* client.callToolStream("count", { to: 6, delayMs: 60 }).pipe(Stream.runCollect)
       const all = Chunk.toReadonlyArray(events)
       expect(all.map((e) => (e._tag === "Progress" ? e.progress.progress : "result"))).toEqual([
@@ -226,9 +277,9 @@ describe("McpHttpClient, era-specific behaviour", () => {
         6,
         "result"
       ])
-      // The standalone stream is polled the same way and still delivers.
-      const changed = yield* client.toolListChanged.pipe(Stream.take(1), Stream.runDrain, Effect.fork)
-      yield* Effect.sleep("400 millis")
+      // The standalone stream is polled the same way and still delivers, once it was resumed twice.
+      const changed = yield* listening(client.toolListChanged.pipe(Stream.take(1), Stream.runDrain))
+      yield* Deferred.await(resumedTwice).pipe(Effect.timeout("5 seconds"))
       yield* server.removeTool("echo")
       yield* Fiber.join(changed).pipe(Effect.timeout("5 seconds"))
     }))
@@ -237,30 +288,24 @@ describe("McpHttpClient, era-specific behaviour", () => {
     Effect.gen(function*() {
       const { server, url } = yield* serve({ retryInterval: "50 millis" })
       const seen: Array<string> = []
-      const base = adapter === "node"
-        ? McpNodeHttpClient.execute(yield* McpNodeHttpClient.agents)
-        : McpHttpClient.platformExecute(yield* Effect.provide(HttpClient.HttpClient, NodeHttpClient.layer))
-      const recording: McpHttpClient.Execute = (request) =>
-        Effect.tap(base(request), (response) =>
-          Effect.sync(() => {
-            const id = response.headers["mcp-session-id"]
-            if (id !== undefined && !seen.includes(id)) seen.push(id)
-          }))
-      const transport = yield* McpHttpClient.makeWith({ url }, recording)
-      const client = yield* McpClient.make({ name: "t", version: "0", revision: "2025-11-25" }).pipe(
-        Effect.provideService(Transport.Transport, transport)
-      )
-      yield* Effect.sleep("200 millis")
+      const opened = yield* Deferred.make<void>()
+      const second = yield* Deferred.make<void>()
+      const client = yield* recorded(url, (request, response) => {
+        if (openedStream(request, response)) Deferred.unsafeDone(opened, Exit.void)
+        const id = response.headers["mcp-session-id"]
+        if (id !== undefined && !seen.includes(id)) seen.push(id)
+        if (seen.length === 2) Deferred.unsafeDone(second, Exit.void)
+      })
+      yield* Deferred.await(opened).pipe(Effect.timeout("5 seconds"))
       const first = seen[0]!
       const deleted = yield* Effect.promise(() =>
         fetch(url, { method: "DELETE", headers: { "mcp-session-id": first } })
       )
       expect(deleted.status).toBe(200)
       // The GET stream ends, reconnects, meets 404 and re-initializes; the new stream still delivers.
-      yield* Effect.sleep("500 millis")
+      yield* Deferred.await(second).pipe(Effect.timeout("5 seconds"))
       expect(seen.length).toBe(2)
-      const changed = yield* client.toolListChanged.pipe(Stream.take(1), Stream.runDrain, Effect.fork)
-      yield* Effect.sleep("100 millis")
+      const changed = yield* listening(client.toolListChanged.pipe(Stream.take(1), Stream.runDrain))
       yield* server.removeTool("echo")
       yield* Fiber.join(changed).pipe(Effect.timeout("5 seconds"))
       expect(text(yield* client.callTool("count", { to: 1 }))).toBe("counted to 1")

@@ -4,6 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import {
   initialize,
@@ -14,7 +15,6 @@ import {
   postHeaders,
   rawRequest,
   readEvents,
-  readFor,
   serve,
   tools
 } from "./helpers.js"
@@ -30,6 +30,28 @@ const call = (
   method: "tools/call",
   params: { name, arguments: args, ...extra }
 })
+
+/** Polls `done` every 10 ms until it holds, for a condition no event announces; fails naming `what` after 5 s. */
+const until = (what: string, done: () => boolean) =>
+  Effect.suspend(() => (done() ? Effect.void : Effect.fail(new Error(`not within 5 s: ${what}`)))).pipe(
+    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 500 }),
+    Effect.orDie
+  )
+
+/** Reads a streaming body as text until `done` says it has what it waits for (then cancels it). */
+const readTextUntil = (response: Response, done: (text: string) => boolean): Effect.Effect<string> =>
+  Effect.promise(async () => {
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ""
+    while (!done(text)) {
+      const next = await reader.read()
+      if (next.done) break
+      text += decoder.decode(next.value, { stream: true })
+    }
+    await reader.cancel().catch(() => undefined)
+    return text
+  })
 
 const get = (url: string, headers: Record<string, string>) =>
   Effect.promise(() => fetch(url, { method: "GET", headers: { accept: "text/event-stream", ...headers } }))
@@ -64,11 +86,15 @@ describe("sessions", () => {
 
   it.scopedLive("idle sessions are reaped", () =>
     Effect.gen(function*() {
-      const { url } = yield* serve({ sessionIdleTimeout: "100 millis" })
+      const { server, url } = yield* serve({ sessionIdleTimeout: "100 millis" })
       const { headers } = yield* openSession(url)
       const soon = yield* post(url, { jsonrpc: "2.0", id: 1, method: "ping" }, headers)
       expect(soon.status).toBe(200)
-      yield* Effect.sleep("400 millis")
+      const idleSince = Date.now()
+      // A request would keep the session alive, and nothing tells a client it was reaped: the server's count of
+      // connections is polled (bounded) until the session is gone.
+      yield* until("the session was reaped", () => server.stats().connections === 0)
+      expect(Date.now() - idleSince).toBeGreaterThanOrEqual(90)
       const late = yield* post(url, { jsonrpc: "2.0", id: 2, method: "ping" }, headers)
       expect(late.status).toBe(404)
     }))
@@ -207,8 +233,11 @@ describe("JSON and SSE answers", () => {
       const stream = yield* get(url, headers)
       expect(stream.status).toBe(200)
       expect(stream.headers.get("content-type")).toContain("text/event-stream")
-      yield* Effect.fork(Effect.delay(server.removeTool("echo"), "100 millis"))
-      const text = yield* readFor(stream, 400)
+      yield* server.removeTool("echo")
+      const text = yield* readTextUntil(
+        stream,
+        (text) => text.includes(": keep-alive") && text.includes("notifications/tools/list_changed")
+      )
       expect(text).toContain(": keep-alive")
       expect(text).toContain("notifications/tools/list_changed")
     }))
@@ -243,7 +272,7 @@ describe("JSON and SSE answers", () => {
 
   it.scopedLive("a stream that ended is replayed from the store after it finished", () =>
     Effect.gen(function*() {
-      const { url } = yield* serve()
+      const { server, url } = yield* serve()
       const { headers } = yield* openSession(url)
       const res = yield* post(
         url,
@@ -251,7 +280,9 @@ describe("JSON and SSE answers", () => {
         headers
       )
       const first = yield* readEvents(res, (events) => events.some((e) => e.data.includes("progress")))
-      yield* Effect.sleep("400 millis")
+      // The client stopped reading, so no event says the call finished: the server's count of requests in flight
+      // is polled (bounded); the response is stored before its request stops counting.
+      yield* until("the call finished", () => server.stats().inFlight === 0)
       const resumed = yield* get(url, { ...headers, "last-event-id": first[first.length - 1]!.id! })
       const rest = yield* readEvents(resumed, (events) => events.some((e) => e.data.includes("counted")))
       expect(rest.filter((e) => e.data !== "").map((e) => JSON.parse(e.data).params?.progress ?? "result")).toEqual([
@@ -417,15 +448,19 @@ describe("2026-07-28", () => {
         const N = 200
         let started = 0
         let interrupted = 0
+        const allStarted = yield* Deferred.make<void>()
+        const allInterrupted = yield* Deferred.make<void>()
         const { server, url } = yield* serve(
           {},
           tools({
-            onSlowStarted: Effect.sync(() => void started++),
-            onSlowInterrupted: Effect.sync(() => void interrupted++)
+            onSlowStarted: Effect.suspend(() =>
+              ++started === N ? Deferred.succeed(allStarted, undefined) : Effect.void
+            ),
+            onSlowInterrupted: Effect.suspend(() =>
+              ++interrupted === N ? Deferred.succeed(allInterrupted, undefined) : Effect.void
+            )
           })
         )
-        const until = (done: () => boolean) =>
-          Effect.sleep("10 millis").pipe(Effect.repeat({ until: done, times: 1000 }))
         const aborts = Array.from({ length: N }, () => new AbortController())
         const pending = aborts.map((abort) =>
           fetch(url, {
@@ -435,10 +470,10 @@ describe("2026-07-28", () => {
             signal: abort.signal
           }).catch(() => undefined)
         )
-        yield* until(() => started === N)
+        yield* Deferred.await(allStarted).pipe(Effect.timeout("30 seconds"))
         expect(server.stats()).toMatchObject({ connections: N, inFlight: N })
         for (const abort of aborts) abort.abort()
-        yield* until(() => interrupted === N)
+        yield* Deferred.await(allInterrupted).pipe(Effect.timeout("30 seconds"))
         expect(interrupted).toBe(N)
         yield* Effect.promise(() => Promise.all(pending))
         expect(server.stats()).toEqual({ connections: 0, inFlight: 0, pending: 0 })
