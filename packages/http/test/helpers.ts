@@ -240,25 +240,6 @@ export const rawRequest = (
     req.end(init.body)
   })
 
-/** Reads a streaming body as text for a while, then cancels it. */
-export const readFor = (response: Response, ms: number): Effect.Effect<string> =>
-  Effect.promise(async () => {
-    const reader = response.body!.getReader()
-    const decoder = new TextDecoder()
-    let text = ""
-    const deadline = Date.now() + ms
-    while (Date.now() < deadline) {
-      const next = await Promise.race([
-        reader.read(),
-        new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(deadline - Date.now(), 0)))
-      ])
-      if (next === undefined || next.done) break
-      text += decoder.decode(next.value, { stream: true })
-    }
-    await reader.cancel().catch(() => undefined)
-    return text
-  })
-
 /** Listens on 127.0.0.1 at a free port until the scope closes (then closes every connection); succeeds with the port. */
 export const listenOnLoopback = (server: Http.Server): Effect.Effect<number, never, Scope.Scope> =>
   Effect.acquireRelease(
