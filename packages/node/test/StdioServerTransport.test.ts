@@ -3,6 +3,7 @@ import { StdioServerTransport } from "@effect-mcp/node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as FiberStatus from "effect/FiberStatus"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -188,9 +189,12 @@ describe("StdioServerTransport", () => {
       const request = bytes(line(echo(2, text)))
       const globe = request.indexOf(0xf0) // the first byte of 🌍
       const cuts = [0, globe + 1, globe + 2, globe + 3, request.length - 1, request.length]
+      // Each piece is written once the one before it was delivered: the transport reads them one by one.
       for (let i = 0; i + 1 < cuts.length; i++) {
-        yield* peer.write(request.subarray(cuts[i]!, cuts[i + 1]!))
-        yield* Effect.sleep("5 millis")
+        yield* Effect.async<void>((resume) => {
+          peer.input.once("data", () => resume(Effect.void))
+          peer.input.write(request.subarray(cuts[i]!, cuts[i + 1]!))
+        })
       }
       expect(yield* peer.next).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text }] } })
     }))
@@ -266,7 +270,9 @@ describe("StdioServerTransport", () => {
       const transport = StdioServerTransport.make(new PassThrough(), output)
       const big = { jsonrpc: "2.0" as const, method: "notifications/message", params: { data: "x".repeat(100_000) } }
       const sending = yield* Effect.fork(transport.send(big))
-      yield* Effect.sleep("50 millis")
+      // Once its fiber stops running, the send has written its line: it must wait (not be done), for a drain.
+      yield* Effect.repeat(Fiber.status(sending), { until: (status) => !FiberStatus.isRunning(status) })
+      expect(output.writableNeedDrain).toBe(true)
       expect(Option.isNone(yield* Fiber.poll(sending))).toBe(true)
       let received = 0
       output.on("data", (chunk: Buffer) => {
@@ -280,8 +286,10 @@ describe("StdioServerTransport", () => {
     Effect.gen(function*() {
       const output = new PassThrough()
       const transport = StdioServerTransport.make(new PassThrough(), output)
-      output.destroy(new Error("EPIPE, say"))
-      yield* Effect.sleep("10 millis")
+      yield* Effect.async<void>((resume) => {
+        output.once("close", () => resume(Effect.void))
+        output.destroy(new Error("EPIPE, say"))
+      })
       const error = yield* Effect.flip(transport.send({ jsonrpc: "2.0", method: "ping" }))
       expect(error._tag).toBe("TransportError")
     }))
