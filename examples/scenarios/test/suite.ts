@@ -10,7 +10,9 @@ import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberStatus from "effect/FiberStatus"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
@@ -64,12 +66,16 @@ const eventually = <A, E>(effect: Effect.Effect<A, E>, check: (a: A) => boolean)
     Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("condition not reached in 10 s") })
   )
 
-/** Starts collecting `n` elements of a stream in the background; the returned effect joins them. */
+/**
+ * Starts collecting `n` elements of a stream in the background, and returns once its fiber waits (for a stream of
+ * notifications: once it is subscribed, so nothing sent after this is missed); the returned effect joins them.
+ */
 const collecting = <A, E>(stream: Stream.Stream<A, E>, n: number) =>
-  Effect.map(
-    Effect.fork(Stream.runCollect(Stream.take(stream, n))),
-    (fiber) => Effect.map(Fiber.join(fiber), Chunk.toReadonlyArray).pipe(Effect.timeout("10 seconds"))
-  )
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(Stream.runCollect(Stream.take(stream, n)))
+    yield* Effect.repeat(Fiber.status(fiber), { until: (status) => !FiberStatus.isRunning(status) })
+    return Effect.map(Fiber.join(fiber), Chunk.toReadonlyArray).pipe(Effect.timeout("10 seconds"))
+  })
 
 /** Runs every scenario over a target, once per revision. */
 export const run = (target: Target): void => {
@@ -144,8 +150,12 @@ export const run = (target: Target): void => {
                 (r.structuredContent as { cancelled: number } | undefined)?.cancelled ?? JSON.parse(text(r)).cancelled
             )
             const before: number = yield* count
-            const call = yield* Effect.fork(client.callTool("wait", {}))
-            yield* Effect.sleep("200 millis")
+            // `wait` reports one progress update once it runs.
+            const started = yield* Deferred.make<void>()
+            const call = yield* Effect.fork(
+              client.callTool("wait", {}, { onProgress: () => Deferred.unsafeDone(started, Exit.void) })
+            )
+            yield* Deferred.await(started).pipe(Effect.timeout("10 seconds"))
             yield* Fiber.interrupt(call)
             const after = yield* eventually(count, (n: number) => n > before)
             expect(after).toBe(before + 1)
@@ -232,7 +242,6 @@ export const run = (target: Target): void => {
             const client = yield* McpClient.McpClient
             yield* client.setLoggingLevel("info")
             const messages = yield* collecting(client.logMessages, 1)
-            yield* Effect.sleep("20 millis")
             expect(text(yield* client.callTool("log", { level: "debug", message: "too quiet" }))).toBe("logged")
             expect(text(yield* client.callTool("log", { level: "warning", message: "heard" }))).toBe("logged")
             const got = yield* messages
@@ -261,7 +270,6 @@ export const run = (target: Target): void => {
               ])
             } else {
               const changed = yield* collecting(client.toolListChanged, 1)
-              yield* Effect.sleep("20 millis")
               yield* client.callTool("add_tool", { name })
               expect(yield* changed).toHaveLength(1)
             }
@@ -295,7 +303,6 @@ export const run = (target: Target): void => {
             } else {
               yield* client.subscribe(uri)
               const updated = yield* collecting(client.resourceUpdated, 1)
-              yield* Effect.sleep("20 millis")
               const touched = text(yield* client.callTool("touch", {}))
               expect(yield* updated).toEqual([uri])
               expect((yield* client.readResource(uri)).contents[0]).toMatchObject({ text: touched })
