@@ -35,8 +35,8 @@ const httpServer = (main: string) =>
     child.on("exit", (code) => ko(new Error(`server exited ${code}`)))
   })
 
-/** Runs the bin until `ready` matches its output, then sends SIGINT; resolves its exit and output. */
-const interrupt = (args: ReadonlyArray<string>, ready: RegExp, delayMs = 300) =>
+/** Runs the bin until `ready` matches its output (the call is in flight), then sends SIGINT; resolves its exit and output. */
+const interrupt = (args: ReadonlyArray<string>, ready: RegExp) =>
   new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((ok) => {
     // Interrupted, the command cancels what it was doing and then ends by SIGINT (130, as shells report it).
     const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, NO_COLOR: "1" } })
@@ -46,7 +46,7 @@ const interrupt = (args: ReadonlyArray<string>, ready: RegExp, delayMs = 300) =>
     const check = () => {
       if (!sent && ready.test(stdout + stderr)) {
         sent = true
-        setTimeout(() => child.kill("SIGINT"), delayMs)
+        child.kill("SIGINT")
       }
     }
     child.stdout.on("data", (c: Buffer) => ((stdout += c.toString()), check()))
@@ -170,8 +170,9 @@ describe("effect-mcp", () => {
     const before = cancelled()
     const run = await interrupt(["call", scenarioHttp.url, "count", "--json", "{\"to\":100,\"delayMs\":100}"], /1\/100/)
     expect(run.status).toBe(130)
-    const wait = await interrupt(["call", scenarioHttp.url, "wait"], /waiting until cancelled/, 100)
+    const wait = await interrupt(["call", scenarioHttp.url, "wait"], /waiting until cancelled/)
     expect(wait.status).toBe(130)
+    // The server's count is read again (for 2 s at most): nothing else tells this process that it was cancelled.
     let after = cancelled()
     for (let i = 0; i < 40 && after < before + 1; i++) {
       await new Promise((r) => setTimeout(r, 50))
