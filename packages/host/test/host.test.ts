@@ -6,6 +6,7 @@ import { ClientHandlers, McpServer, McpTest, RequestContext } from "@effect-mcp/
 import { HostConfig, HostEvent, McpHost } from "@effect-mcp/host"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -31,7 +32,33 @@ const alive = (pid: number) => {
   }
 }
 
-/** Polls until `done` holds (real time; generous, for a loaded machine). */
+/**
+ * The first of the host's events that `matches` (the last 256 are replayed to a new subscriber, so one that came
+ * already counts); fails after 20 s.
+ */
+const firstEvent = <E extends HostEvent.HostEvent>(
+  host: McpHost.McpHostService,
+  matches: (event: HostEvent.HostEvent) => event is E
+) =>
+  host.events.pipe(
+    Stream.filter(matches),
+    Stream.runHead,
+    Effect.flatten,
+    Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("the event never came") }),
+    Effect.orDie
+  )
+
+/** A server's `ServerUp` by a process other than `pid` (a restart's). */
+const upAgain =
+  (server: string, pid: number) => (e: HostEvent.HostEvent): e is Extract<HostEvent.HostEvent, { _tag: "ServerUp" }> =>
+    e._tag === "ServerUp" && e.server === server && e.pid !== pid
+
+/** A server's `ServerGaveUp`. */
+const gaveUp =
+  (server: string) => (e: HostEvent.HostEvent): e is Extract<HostEvent.HostEvent, { _tag: "ServerGaveUp" }> =>
+    e._tag === "ServerGaveUp" && e.server === server
+
+/** Polls until `done` holds, where no event says so (a process of another's is gone): real time, generous. */
 const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
   check.pipe(
     Effect.filterOrFail(done, () => "not yet"),
@@ -148,7 +175,7 @@ describe("McpHost", () => {
         const events = yield* host.events.pipe(Stream.runCollect, Effect.fork)
         const pid = (yield* host.statuses)[0]!.pid!
         process.kill(pid, "SIGSTOP")
-        const back = yield* eventually(host.statuses, (s) => s[0]!.state === "Up" && s[0]!.pid !== pid)
+        const back = yield* firstEvent(host, upAgain("a", pid))
         yield* eventually(Effect.sync(() => alive(pid)), (a) => !a)
         expect((yield* host.callTool("a__echo", { text: "awake" })).content).toEqual([{ type: "text", text: "awake" }])
         yield* Scope.close(scope, Exit.void)
@@ -156,7 +183,7 @@ describe("McpHost", () => {
           e._tag === "ServerDown" && e.server === "a"
         )
         expect(down && HostEvent.describe(down)).toMatch(/health check failed/)
-        yield* eventually(Effect.sync(() => alive(back[0]!.pid!)), (a) => !a)
+        yield* eventually(Effect.sync(() => alive(back.pid!)), (a) => !a)
       }),
     { timeout: 60_000 }
   )
@@ -203,18 +230,23 @@ describe("McpHost", () => {
           Effect.fork
         )
 
-        const inFlight = yield* Effect.fork(host.callTool("a__wait"))
-        yield* Effect.sleep("100 millis")
+        // a__wait reports one progress update once its handler runs: then the call is in flight on the server.
+        const waiting = yield* Deferred.make<void>()
+        const inFlight = yield* Effect.fork(
+          host.callTool("a__wait", {}, { onProgress: () => Deferred.unsafeDone(waiting, Exit.void) })
+        )
+        yield* Deferred.await(waiting).pipe(Effect.timeout("10 seconds"))
         process.kill(pidA, "SIGKILL")
         const failed = yield* Fiber.await(inFlight)
         expect(Exit.isFailure(failed)).toBe(true)
         const error = yield* Effect.flip(Fiber.join(inFlight))
         expect(error).toMatchObject({ _tag: "ServerUnavailable", server: "a" })
 
-        const back = yield* eventually(host.statuses, (s) => s[0]!.state === "Up" && s[0]!.pid !== pidA)
-        expect(back[0]!.pid).toBeDefined()
+        const back = yield* firstEvent(host, upAgain("a", pidA))
+        expect(back.pid).toBeDefined()
         expect(alive(pidA)).toBe(false)
-        yield* eventually(host.catalogue, (c) => names(c).includes("a__echo"))
+        // A server's lists are read before it is said to be up.
+        expect(names(yield* host.catalogue)).toContain("a__echo")
         expect((yield* host.callTool("a__echo", { text: "again" })).content).toEqual([{ type: "text", text: "again" }])
 
         // the others never noticed
@@ -254,7 +286,9 @@ describe("McpHost", () => {
           restart: Schedule.spaced("50 millis").pipe(Schedule.intersect(Schedule.recurs(2))),
           stderr: "ignore"
         })
-        const status = yield* eventually(host.statuses, (s) => s[0]!.state === "GaveUp")
+        yield* firstEvent(host, gaveUp("crashy"))
+        const status = yield* host.statuses
+        expect(status[0]!.state).toBe("GaveUp")
         expect(status[0]!.reason).toMatch(/exited with code 3/)
         expect(status[0]!.reason).toMatch(/no config found/)
         const error = yield* Effect.flip(host.client("crashy"))
@@ -344,15 +378,21 @@ describe("McpHost", () => {
         expect((yield* host.statuses)[1]!.state).toBe("Up")
 
         // list_changed refreshes the catalogue
+        const tools = names(yield* host.catalogue).filter((n) => n.startsWith("later__")).length
         yield* host.callTool("later__add_tool", { name: "fresh" })
-        yield* eventually(host.catalogue, (c) => names(c).includes("later__fresh"))
+        yield* firstEvent(
+          host,
+          (e): e is HostEvent.HostEvent =>
+            e._tag === "CatalogueChanged" && e.server === "later" && e.tools === tools + 1
+        )
+        expect(names(yield* host.catalogue)).toContain("later__fresh")
         expect((yield* host.callTool("later__fresh")).content).toEqual([{ type: "text", text: "I am fresh" }])
 
         const pid = (yield* host.statuses)[1]!.pid!
         yield* host.restart("later")
-        const again = yield* eventually(host.statuses, (s) => s[1]!.state === "Up" && s[1]!.pid !== pid)
+        const again = yield* firstEvent(host, upAgain("later", pid))
         expect(alive(pid)).toBe(false)
-        expect(again[1]!.pid).toBeDefined()
+        expect(again.pid).toBeDefined()
         expect(yield* Effect.flip(host.restart("nobody"))).toMatchObject({ _tag: "UnknownServer" })
       }).pipe(Effect.scoped),
     { timeout: 30_000 }
@@ -374,7 +414,9 @@ describe("McpHost", () => {
         expect(error).toMatchObject({ _tag: "ServerUnavailable", server: "f" })
         expect(error.message).toMatch(/session s1 expired/)
         // The connection is restarted (and the server, refusing every handshake now, is given up on).
-        const status = yield* eventually(host.statuses, (s) => s[0]!.state === "GaveUp")
+        yield* firstEvent(host, gaveUp("f"))
+        const status = yield* host.statuses
+        expect(status[0]!.state).toBe("GaveUp")
         expect(status[0]!.reason).toMatch(/HTTP 404/)
       }).pipe(Effect.scoped),
     { timeout: 30_000 }
