@@ -5,7 +5,9 @@
  */
 import { McpClient, McpServer, McpTest } from "@effect-mcp/core"
 import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -25,26 +27,43 @@ const settledHeap = Effect.sync(() => {
   return process.memoryUsage().heapUsed
 })
 
-/** Waits (polling every millisecond) until `done` holds; dies after 30 s. */
+/** Waits (polling every millisecond) until `done` holds, for a condition no event announces; dies after 30 s. */
 const until = (what: string, done: () => boolean) =>
   Effect.suspend(function poll(): Effect.Effect<void> {
     return done() ? Effect.void : Effect.zipRight(Effect.sleep(1), Effect.suspend(poll))
   }).pipe(Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error(`never: ${what}`) }), Effect.orDie)
 
-/** A server whose `slow` tool never returns; it counts the handlers started and interrupted. */
+/**
+ * A server whose `slow` tool never returns; it counts the handlers started and interrupted, and `startedAtLeast`
+ * waits until `target` handlers started.
+ */
 const slowServer = () => {
   const counts = { started: 0, interrupted: 0 }
+  let waiting: { readonly target: number; readonly reached: Deferred.Deferred<void> } | undefined
+  const startedAtLeast = (target: number) =>
+    Effect.gen(function*() {
+      const reached = yield* Deferred.make<void>()
+      waiting = { target, reached }
+      if (counts.started < target) yield* Deferred.await(reached)
+    })
   const Slow = McpServer.tool({
     name: "slow",
     input: Schema.Struct({}),
     handler: () =>
-      Effect.sync(() => counts.started++).pipe(
+      Effect.sync(() => {
+        counts.started++
+        if (waiting !== undefined && counts.started >= waiting.target) Deferred.unsafeDone(waiting.reached, Exit.void)
+      }).pipe(
         Effect.zipRight(Effect.never),
         Effect.onInterrupt(() => Effect.sync(() => counts.interrupted++)),
         Effect.as("never")
       )
   })
-  return { counts, layer: Slow.pipe(Layer.provideMerge(McpServer.layer({ name: "leaks", version: "1" }))) }
+  return {
+    counts,
+    startedAtLeast,
+    layer: Slow.pipe(Layer.provideMerge(McpServer.layer({ name: "leaks", version: "1" })))
+  }
 }
 
 const idle = (server: McpServer.McpServerService, client: McpClient.McpClientService) =>
@@ -79,7 +98,7 @@ const soakRounds = <E>(
 
 describe.each(["2025-11-25", "2026-07-28"] as const)("leaks (%s)", (revision) => {
   it.live(`${CALLS} calls cancelled mid-flight leave no fiber, no pending request, no heap`, () => {
-    const { counts, layer } = slowServer()
+    const { counts, layer, startedAtLeast } = slowServer()
     return Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       const server = yield* McpServer.McpServer
@@ -90,7 +109,10 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("leaks (%s)", (revision) =>
             Array.from({ length: n }),
             () => Effect.fork(client.callTool("slow", {}))
           )
-          yield* until("every handler started", () => counts.started >= target)
+          yield* startedAtLeast(target).pipe(
+            Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("not every handler started") }),
+            Effect.orDie
+          )
           expect(server.stats().inFlight).toBe(n)
           yield* Fiber.interruptAll(fibers)
           yield* idle(server, client)
