@@ -19,7 +19,7 @@ const Echo = McpServer.tool({
   input: Schema.Struct({ text: Schema.String }),
   handler: ({ text }) => Effect.succeed(text)
 })
-const Readme = McpServer.resource({ uri: "file:///readme", name: "readme", handler: () => Effect.succeed("hello") })
+const Readme = McpServer.resource({ uri: "file:///readme", name: "readme", read: Effect.succeed("hello") })
 const Review = McpServer.prompt({ name: "review", handler: () => Effect.succeed("review it") })
 
 const serverLayer = (options: Partial<McpServer.Options> = {}) =>
