@@ -1,205 +1,158 @@
 /**
- * Fuzz: 10,000 generated frames (fast-check, fixed seed) into a real stdio server child: random text,
- * truncated and deeply nested JSON, bad envelopes and ids, wrong params for every method, unknown methods,
- * huge strings, responses with unknown ids, unknown notifications. Every request gets the right error code
- * with its id, nothing else gets an answer, the process never exits, and a well-formed call still succeeds.
+ * Fuzz over stdio from the schemas, into a real server child (`examples/everything/dist/main.js --stdio`), for every
+ * revision: each client→server request with valid params (generated from the revision's own schema, naming the
+ * server's real tools, prompts and resources), then one value anywhere in it (any field at any depth, `_meta`,
+ * `_meta.progressToken`, the id, `params` itself, the method) replaced by a hostile one: nested up to 10,000 deep,
+ * strings up to 1 MB, wide, or of the wrong type. The rule (issue 28): each request gets exactly one answer, with
+ * its own id (id null only when its id cannot be read), an error code among -32700/-32600/-32601/-32602 (or a
+ * result), never -32603, with a bounded message and data; after every batch each of its ids is free again (a
+ * well-formed request with it succeeds); the server keeps serving and exits 0 at EOF.
+ *
+ * The seed is printed; `EFFECT_MCP_FUZZ_SEED` replays it and `EFFECT_MCP_FUZZ_SCHEMA_FRAMES` sets the frames per
+ * revision (default 150). `subscriptions/listen` is left out: it stays open until cancelled.
  */
-import { expect, it } from "@effect/vitest"
-import * as fc from "fast-check"
-import { spawn } from "node:child_process"
+import { Revision } from "@effect-mcp/schema"
+import { describe, expect, it } from "@effect/vitest"
+import * as fc from "effect/FastCheck"
 import { fileURLToPath } from "node:url"
+import * as Frames from "../../schema/test/fuzz/frames.js"
+import * as H from "../../schema/test/fuzz/hostile.js"
+import { type Message, startStdioPeer, type StdioPeer } from "./fuzzPeer.js"
 
 const everything = fileURLToPath(new URL("../../../examples/everything/dist/main.js", import.meta.url))
-const FRAMES = Number(process.env.EFFECT_MCP_FUZZ_FRAMES ?? 10_000)
-
-type Expect =
-  | { readonly kind: "error"; readonly id: string | number | null; readonly code: number }
-  | { readonly kind: "result"; readonly id: string | number }
-  | { readonly kind: "none" }
-
-interface Frame {
-  readonly text: string
-  readonly expect: Expect
-}
+const SCHEMA_FRAMES = H.frameCount(150)
+const BATCH = 25
+const seed = H.seed("node/fuzz")
 
 const request = (id: string | number, method: string, params?: unknown) =>
   JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) })
 
-/** Params every one of these methods must refuse with -32602. */
-const badParams: ReadonlyArray<readonly [string, unknown]> = [
-  ["tools/call", { name: 5 }],
-  ["tools/call", { arguments: {} }],
-  ["tools/list", { cursor: 5 }],
-  ["resources/read", {}],
-  ["resources/read", { uri: ["x"] }],
-  ["resources/templates/list", { cursor: {} }],
-  ["resources/subscribe", { uri: 1 }],
-  ["resources/unsubscribe", {}],
-  ["prompts/get", { name: [] }],
-  ["prompts/list", { cursor: false }],
-  ["completion/complete", { ref: 1 }],
-  ["logging/setLevel", { level: "loud" }]
-]
-
-const noNewline = (s: string) => !/[\n\r]/.test(s) && s.trim() !== ""
-
-/** A frame for a request id `n` (ids are unique per frame, so answers can be matched). */
-const frame: fc.Arbitrary<(n: number) => Frame> = fc.oneof(
-  // random text: not JSON is -32700, JSON that is not an object is -32600, both with id null
-  fc.string({ unit: "grapheme", maxLength: 60 }).filter(noNewline).filter((s) => {
-    try {
-      const v = JSON.parse(s)
-      return typeof v !== "object" || v === null
-    } catch {
-      return true
-    }
-  }).map((s) => () => {
-    let parsed = true
-    try {
-      JSON.parse(s)
-    } catch {
-      parsed = false
-    }
-    return { text: s, expect: { kind: "error" as const, id: null, code: parsed ? -32600 : -32700 } }
-  }),
-  // a valid request cut short
-  fc.double({ min: 0.05, max: 0.95, noNaN: true }).map((cut) => (n: number) => {
-    const full = request(n, "tools/call", { name: "echo", arguments: { text: "cut" } })
-    return {
-      text: full.slice(0, Math.max(1, Math.floor(full.length * cut))),
-      expect: { kind: "error" as const, id: null, code: -32700 }
-    }
-  }),
-  // deeply nested JSON: an array (a batch, refused on 2025-11-25) or an object, both -32600 with id null
-  fc.tuple(fc.integer({ min: 100, max: 3000 }), fc.boolean()).map(([depth, array]) => () => ({
-    text: array ? "[".repeat(depth) + "]".repeat(depth) : `${"{\"a\":".repeat(depth)}1${"}".repeat(depth)}`,
-    expect: { kind: "error" as const, id: null, code: -32600 }
-  })),
-  // wrong params for a known method
-  fc.constantFrom(...badParams).map(([method, params]) => (n: number) => ({
-    text: request(n, method, params),
-    expect: { kind: "error" as const, id: n, code: -32602 }
-  })),
-  // unknown methods, some with huge names
-  fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), fc.constant("m".repeat(100_000))).map((m) => (n: number) => ({
-    text: request(`id-${n}`, `x-${m}`),
-    expect: { kind: "error" as const, id: `id-${n}`, code: -32601 }
-  })),
-  // a bad envelope with a good id: -32600 with that id
-  fc.constantFrom<Record<string, unknown>>({ jsonrpc: "1.0" }, { params: 5 }, { params: [] }, { params: "x" }).map(
-    (bad) => (n: number) => ({
-      text: JSON.stringify({ jsonrpc: "2.0", id: n, method: "ping", ...bad }),
-      expect: { kind: "error" as const, id: n, code: -32600 }
-    })
-  ),
-  // an id that is not a JSON-RPC id: -32600 with id null
-  fc.constantFrom<unknown>(1.5, true, null, {}, []).map((id) => () => ({
-    text: JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }),
-    expect: { kind: "error" as const, id: null, code: -32600 }
-  })),
-  // responses to requests never sent, and unknown notifications: no answer
-  fc.string({ maxLength: 20 }).map((s) => (n: number) => ({
-    text: JSON.stringify({ jsonrpc: "2.0", id: `unknown-${n}-${s}`, result: { s } }),
-    expect: { kind: "none" as const }
-  })),
-  fc.string({ maxLength: 20 }).map((s) => () => ({
-    text: JSON.stringify({ jsonrpc: "2.0", method: `notifications/x-${s}`, params: { s } }),
-    expect: { kind: "none" as const }
-  })),
-  // a huge string that is fine: it is echoed back
-  fc.integer({ min: 10_000, max: 200_000 }).map((size) => (n: number) => ({
-    text: request(n, "tools/call", { name: "echo", arguments: { text: "x".repeat(size) } }),
-    expect: { kind: "result" as const, id: n }
-  })),
-  // plain valid requests in between
-  fc.constant((n: number) => ({ text: request(n, "ping"), expect: { kind: "result" as const, id: n } }))
-)
-
-it("10,000 generated frames: every request gets its error code and id, the server keeps serving", async () => {
-  const makers = fc.sample(frame, { numRuns: FRAMES, seed: 2026 })
-  const frames = makers.map((make, i) => make(i + 100))
-  const child = spawn(process.execPath, [everything, "--stdio"], { stdio: ["pipe", "pipe", "ignore"] })
-  const byId = new Map<string | number, { error?: { code: number }; result?: unknown }>()
-  let nullErrors: Array<number> = []
-  let buffer = ""
-  let waiting: (() => void) | undefined
-  child.stdout.setEncoding("utf8")
-  child.stdout.on("data", (chunk: string) => {
-    buffer += chunk
-    let at: number
-    while ((at = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, at)
-      buffer = buffer.slice(at + 1)
-      const message = JSON.parse(line)
-      if ("method" in message) continue
-      if (message.id === null) nullErrors.push(message.error.code)
-      else byId.set(message.id, message)
-    }
-    waiting?.()
-  })
-  const until = (done: () => boolean) =>
-    new Promise<void>((ok, ko) => {
-      const timer = setTimeout(() => ko(new Error("the server stopped answering")), 60_000)
-      const check = () => {
-        if (done()) {
-          clearTimeout(timer)
-          waiting = undefined
-          ok()
-        }
-      }
-      waiting = check
-      check()
-    })
-  const send = (lines: ReadonlyArray<string>) => child.stdin.write(lines.map((l) => `${l}\n`).join(""))
-
-  send([
-    request(0, "initialize", {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "fuzz", version: "0" }
-    }),
-    JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
-  ])
-  await until(() => byId.has(0))
-
-  for (let start = 0; start < frames.length; start += 500) {
-    const batch = frames.slice(start, start + 500)
-    nullErrors = []
-    send(batch.map((f) => f.text))
-    const ids = batch.flatMap((f) => (f.expect.kind === "none" || f.expect.id === null ? [] : [f.expect.id]))
-    const nulls = batch.filter((f) => f.expect.kind === "error" && f.expect.id === null)
-    await until(() => ids.every((id) => byId.has(id)) && nullErrors.length >= nulls.length)
-    // the answers without an id, as a multiset of codes
-    expect([...nullErrors].sort()).toEqual(nulls.map((f) => (f.expect as { code: number }).code).sort())
-    for (const f of batch) {
-      if (f.expect.kind === "error" && f.expect.id !== null) {
-        expect({ frame: f.text.slice(0, 200), code: byId.get(f.expect.id)?.error?.code }).toEqual({
-          frame: f.text.slice(0, 200),
-          code: f.expect.code
-        })
-      }
-      if (f.expect.kind === "result") expect(byId.get(f.expect.id)?.result).toBeDefined()
-    }
+/** The server's catalogue, asked of it as a well-formed client would (so frames name real tools and prompts). */
+const catalogueOf = async (peer: StdioPeer, revision: Revision.Revision): Promise<Frames.Catalogue> => {
+  const meta = Revision.isStateless(revision) ? { _meta: Frames.meta2026 } : {}
+  const lists = ["tools/list", "prompts/list", "resources/list"] as const
+  peer.send(lists.map((method, i) => request(`list-${i}`, method, meta)))
+  await peer.until(() => lists.every((_, i) => peer.byId.has(`list-${i}`)), () => "the lists")
+  const [tools, prompts, resources] = lists.map((_, i) => peer.byId.get(`list-${i}`)![0]!.result as Message)
+  return {
+    tools: tools!.tools as Frames.Catalogue["tools"],
+    prompts: prompts!.prompts as Frames.Catalogue["prompts"],
+    uris: [...(resources!.resources as Array<{ uri: string }>).map((r) => r.uri), "test://template/1/data"]
   }
-  // nothing answered what needs no answer (every id seen was one we asked for)
-  const asked = new Set<string | number>([
-    0,
-    ...frames.flatMap((f) => (f.expect.kind === "none" || f.expect.id === null ? [] : [f.expect.id]))
-  ])
-  expect([...byId.keys()].filter((id) => !asked.has(id))).toEqual([])
+}
 
-  // duplicate ids in flight: the second is refused, the first still answers
-  send([request("dup", "tools/call", { name: "test_tool_with_progress", arguments: {} }), request("dup", "ping")])
-  await until(() => byId.get("dup")?.error !== undefined)
-  expect(byId.get("dup")?.error?.code).toBe(-32600)
-  await until(() => byId.get("dup")?.result !== undefined)
+/**
+ * What is wrong with the answers to a batch: each frame with an id has exactly two, its own (judged) and the
+ * well-formed request's that reused its id (a result); the frames without one have as many answers with id null.
+ */
+const problems = (peer: StdioPeer, batch: ReadonlyArray<Frames.RequestFrame>, nullsBefore: number) => {
+  const out: Array<string> = []
+  for (const frame of batch.filter((f) => f.id !== null)) {
+    const answers = peer.byId.get(frame.id) ?? []
+    if (answers.length !== 2) out.push(`${answers.length} answers to it and the request that reused its id, not 2`)
+    const wrong = Frames.judge(frame, answers[0])
+    if (wrong !== undefined) out.push(`${wrong}: ${JSON.stringify(answers[0]).slice(0, 300)}`)
+    if (answers[1]?.result === undefined) {
+      out.push(`its id is not free again: ${JSON.stringify(answers[1]).slice(0, 300)}`)
+    }
+    if (out.length > 0) return [...out.map((p) => `${p}\n    frame: ${Frames.describeFrame(frame)}`)]
+  }
+  const unreadable = batch.filter((f) => f.id === null)
+  const nulls = peer.nulls.slice(nullsBefore)
+  if (nulls.length !== unreadable.length) {
+    out.push(`${nulls.length} answers with id null for ${unreadable.length} frames`)
+  }
+  for (const answer of nulls) {
+    const wrong = Frames.judge({ ...batch[0]!, id: null, path: "id" }, answer)
+    if (wrong !== undefined) out.push(`${wrong}: ${JSON.stringify(answer).slice(0, 300)}`)
+  }
+  return out
+}
 
-  // and a well-formed call after all that garbage
-  send([request("last", "tools/call", { name: "echo", arguments: { text: "still here" } })])
-  await until(() => byId.has("last"))
-  expect(byId.get("last")?.result).toMatchObject({ content: [{ type: "text", text: "still here" }] })
-  expect(child.exitCode).toBeNull()
-  child.stdin.end()
-  await new Promise((ok) => child.on("exit", ok))
-  expect(child.exitCode).toBe(0)
-}, 180_000)
+describe("schema-driven fuzz over stdio", () => {
+  Revision.all.forEach((revision, r) => {
+    it(
+      `${revision}: hostile values anywhere in every request get one bounded answer each, ids are freed, the server lives`,
+      async () => {
+        const peer = startStdioPeer([everything, "--stdio"])
+        const replay = `(${revision}, seed ${seed}: EFFECT_MCP_FUZZ_SEED=${seed} to replay)`
+        try {
+          if (!Revision.isStateless(revision)) {
+            peer.send([
+              request("init", "initialize", {
+                protocolVersion: revision,
+                capabilities: {},
+                clientInfo: { name: "fuzz", version: "0" }
+              }),
+              JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
+            ])
+            await peer.until(() => peer.byId.has("init"), () => "initialize")
+          }
+          const catalogue = await catalogueOf(peer, revision)
+          // subscriptions/listen stays open until cancelled: not here.
+          const methods = Frames.clientRequests(revision).filter((m) => m !== "subscriptions/listen")
+          const makers = fc.sample(Frames.requestFrames(revision, { catalogue, methods }), {
+            seed: seed + r,
+            numRuns: SCHEMA_FRAMES
+          })
+          const frames = makers.map((make, i) => make(1_000_000 + i))
+          // Every id a request of ours had: an answer with any other id answers no request.
+          const asked = new Set<unknown>(["init", "list-0", "list-1", "list-2", "last"])
+          const strays = () => [...peer.byId.keys()].filter((id) => !asked.has(id))
+          for (let start = 0; start < frames.length; start += BATCH) {
+            const batch = frames.slice(start, start + BATCH)
+            for (const f of batch) asked.add(f.id)
+            const nullsBefore = peer.nulls.length
+            const pending = () => batch.filter((f) => f.id !== null && !peer.byId.has(f.id))
+            const unreadable = batch.filter((f) => f.id === null)
+            const report = () =>
+              `${pending().length} unanswered ${replay}, first: ${
+                pending().slice(0, 3).map(Frames.describeFrame).join("\n  ")
+              }` +
+              `\n${
+                peer.nulls.length - nullsBefore
+              } answers with id null for ${unreadable.length} frames whose id cannot ` +
+              `be read:\n  ${unreadable.map(Frames.describeFrame).join("\n  ")}`
+            peer.send(batch.map((f) => f.text))
+            await peer.until(
+              () =>
+                strays().length > 0 || (pending().length === 0 && peer.nulls.length - nullsBefore >= unreadable.length),
+              report
+            )
+            const stray = strays().map((id) => `${JSON.stringify(peer.byId.get(id)).slice(0, 300)}`)
+            expect(
+              stray,
+              `answers with an id no request had ${replay}; the frames whose id cannot be read:\n  ${
+                unreadable.map(Frames.describeFrame).join("\n  ")
+              }`
+            ).toEqual([])
+            // Each id is free again: a well-formed request with it succeeds.
+            const ids = batch.flatMap((f) => (f.id === null ? [] : [f.id]))
+            peer.send(ids.map((id) => Frames.wellFormed(revision, id)))
+            const once = () => batch.filter((f) => f.id !== null && peer.byId.get(f.id)!.length < 2)
+            await peer.until(
+              () => once().length === 0,
+              () =>
+                `${once().length} well-formed requests unanswered ${replay}, first with the id of: ${
+                  once().slice(0, 3).map((f) =>
+                    `${Frames.describeFrame(f)} answered ${JSON.stringify(peer.byId.get(f.id)).slice(0, 200)}`
+                  )
+                    .join("\n  ")
+                }`
+            )
+            expect(problems(peer, batch, nullsBefore), replay).toEqual([])
+          }
+          const meta = Revision.isStateless(revision) ? { _meta: Frames.meta2026 } : {}
+          peer.send([request("last", "tools/call", { name: "echo", arguments: { text: "still here" }, ...meta })])
+          await peer.until(() => peer.byId.has("last"), () => `the last call ${replay}`)
+          expect(peer.byId.get("last")?.[0]?.result).toMatchObject({ content: [{ type: "text", text: "still here" }] })
+          expect(peer.garbage, replay).toEqual([])
+          expect(await peer.close(), replay).toBe(0)
+        } finally {
+          peer.child.kill("SIGKILL")
+        }
+      },
+      120_000
+    )
+  })
+})
