@@ -81,7 +81,12 @@ export const make = <A, R, I extends Readonly<Record<string, string | undefined>
   context: Context.Context<Exclude<R, RequestContext>>
 ): Prompt => {
   const { handler, args, complete, ...info } = def
-  const decode = args === undefined ? () => Effect.succeed({} as A) : Schema.decodeUnknown(args)
+  const decodeArgs = args === undefined ? undefined : Schema.decodeUnknown(args)
+  // A peer's value that breaks the decoder (see Codec.unreadable) is invalid arguments, not a defect.
+  const decode = (u: unknown): Effect.Effect<A, ParseResult.ParseError> =>
+    decodeArgs === undefined
+      ? Effect.succeed({} as A)
+      : Effect.catchAllDefect(Effect.suspend(() => decodeArgs(u)), (defect) => Effect.fail(Codec.unreadable(u, defect)))
   const run = <X>(effect: Effect.Effect<X, McpError.McpError, R>, ctx: RequestContextService) =>
     runHandler(effect, context, ctx)
   const declared = argumentsOf(args as Schema.Schema.AnyNoContext | undefined)

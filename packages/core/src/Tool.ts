@@ -171,7 +171,8 @@ const compile = <I, II, O, OI, F, FI, R>(def: Definition<I, II, O, OI, F, FI, R>
   const known = compiledDefinitions.get(def)
   if (known !== undefined) return known as Compiled<I, O>
   const decodeOptions = { errors: "all", onExcessProperty: "ignore" } as const
-  const decodeInputNow = Schema.decodeUnknownEither(def.input, decodeOptions)
+  // A peer's value that breaks the decoder (see Codec.unreadable) is invalid input, not a defect.
+  const decodeInputNow = Codec.safely(Schema.decodeUnknownEither(def.input, decodeOptions))
   const decodeInputAsync = Schema.decodeUnknown(def.input, decodeOptions)
   const compiled: Compiled<I, O> = {
     descriptor: descriptorOf(def),

@@ -248,7 +248,7 @@ export const makeWith = (
         if (!Array.isArray(result.tools)) return response
         const kept: Array<unknown> = []
         for (const tool of result.tools) {
-          const name = String(Wire.record(tool).name)
+          const name = Wire.quote(Wire.record(tool).name)
           const found = ParamHeaders.find(Wire.record(tool).inputSchema)
           if (Either.isLeft(found)) {
             yield* Effect.logWarning(`effect-mcp: ignoring tool ${name}: ${found.left}`)

@@ -880,8 +880,9 @@ const makeHandler = (options: Options) =>
         if (!Wire.isRecord(body)) {
           return httpError(400, -32600, "Invalid request: JSON-RPC batches are not accepted under 2026-07-28")
         }
-        // Only a request is answered with its id; a response or a notification never is.
-        const id = Wire.isRequest(body) ? body.id : null
+        // A request (or what tries to be one: an id and no result) is answered with its id when it can be read; a
+        // response or a notification never is.
+        const id = !Wire.isResponse(body) && Wire.isId(body.id) ? body.id : null
         const mismatch = checkHeaders(request, body)
         if (mismatch !== undefined) return jsonResponse(400, Wire.errorBody(id, -32020, mismatch))
         if (Wire.isNotification(body)) return emptyReply(202)

@@ -35,7 +35,7 @@ const catalogueOf = async (peer: StdioPeer, revision: Revision.Revision): Promis
   await peer.until(() => lists.every((_, i) => peer.byId.has(`list-${i}`)), () => "the lists")
   const [tools, prompts, resources] = lists.map((_, i) => peer.byId.get(`list-${i}`)![0]!.result as Message)
   return {
-    tools: tools!.tools as Frames.Catalogue["tools"],
+    tools: (tools!.tools as Frames.Catalogue["tools"]).filter((t) => !Frames.waitingTools.has(t.name)),
     prompts: prompts!.prompts as Frames.Catalogue["prompts"],
     uris: [...(resources!.resources as Array<{ uri: string }>).map((r) => r.uri), "test://template/1/data"]
   }

@@ -62,17 +62,28 @@ const missing = (revision: string, type: string): Decoder => (u) =>
     })
   )
 
-/** Input nested deeper than the stack allows fails like any invalid input, instead of throwing. */
-const tooDeep = (u: unknown) =>
-  Either.left(
-    new ParseResult.ParseError({ issue: new ParseResult.Type(Schema.Never.ast, u, "the value is nested too deeply") })
-  )
-const safely = (f: Decoder): Decoder => (u) => {
+/**
+ * The error for a value that broke the decoder itself instead of failing it: nested deeper than the stack allows,
+ * or an object whose `toString` is not a function where a union looks a tag up by it.
+ */
+export const unreadable = (u: unknown, defect: unknown): ParseResult.ParseError =>
+  new ParseResult.ParseError({
+    issue: new ParseResult.Type(
+      Schema.Never.ast,
+      u,
+      defect instanceof RangeError ? "the value is nested too deeply" : "the value could not be read"
+    )
+  })
+
+/** A decoder (or encoder) that fails, instead of throwing, on a value that breaks it (see {@link unreadable}). */
+export const safely = <A>(
+  f: (u: unknown) => Either.Either<A, ParseResult.ParseError>
+): (u: unknown) => Either.Either<A, ParseResult.ParseError> =>
+(u) => {
   try {
     return f(u)
-  } catch (e) {
-    if (e instanceof RangeError) return tooDeep(u)
-    throw e
+  } catch (defect) {
+    return Either.left(unreadable(u, defect))
   }
 }
 

@@ -122,7 +122,7 @@ export const decodeBatch: Decode<Batch> = Schema.decodeUnknownEither(Batch)
 export const salvageId = (u: unknown): RequestId | null => {
   if (!isRecord(u)) return null
   const id = u.id
-  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : null
+  return typeof id === "string" || Number.isSafeInteger(id) ? id as RequestId : null
 }
 
 /** Whether a decoded message is a request. */

@@ -393,8 +393,8 @@ class Connection<E> implements Engine {
     if (entry === undefined || id === null) {
       this.background(
         this.#wasSent(id)
-          ? Effect.logDebug(`effect-mcp: dropped a late response to request ${JSON.stringify(id)}, settled already`)
-          : Effect.logWarning(`effect-mcp: dropped a response for ${why} ${JSON.stringify(id)}`)
+          ? Effect.logDebug(`effect-mcp: dropped a late response to request ${McpError.quote(id)}, settled already`)
+          : Effect.logWarning(`effect-mcp: dropped a response for ${why} ${McpError.quote(id)}`)
       )
       return
     }

@@ -457,9 +457,9 @@ class Session implements Engine.Handlers<McpError.McpError>, Owner, ChangeWatche
     if (!Revision.isRevision(requested) || !Revision.isStateless(requested)) {
       return Effect.fail(
         new McpError.UnsupportedProtocolVersion({
-          message: `Unsupported protocol version: ${String(requested)}`,
+          message: `Unsupported protocol version: ${McpError.quote(requested)}`,
           supported: [...Revision.all],
-          requested: String(requested)
+          requested: McpError.quote(requested)
         })
       )
     }

@@ -3,6 +3,7 @@
  * into `Mcp-Param-{Name}` headers — finding them, validating the annotations, and reading and
  * comparing their values.
  */
+import { Json } from "@effect-mcp/schema"
 import * as Either from "effect/Either"
 import * as Wire from "./wire.js"
 
@@ -24,8 +25,12 @@ const countAnnotations = (u: unknown): number => {
   return n
 }
 
+/** An `inputSchema` nested deeper than this is refused: finding its annotations walks it. */
+const maxSchemaDepth = 256
+
 /** The mirrored parameters of an `inputSchema`, or why its annotations are invalid. */
 export const find = (schema: unknown): Either.Either<ReadonlyArray<ParamHeader>, string> => {
+  if (Json.exceedsDepth(schema, maxSchemaDepth)) return Either.left(`inputSchema nested deeper than ${maxSchemaDepth}`)
   const found: Array<ParamHeader> = []
   const walk = (node: Record<string, unknown>, path: ReadonlyArray<string>): string | undefined => {
     for (const [key, child] of Object.entries(Wire.record(node.properties))) {
@@ -33,7 +38,7 @@ export const find = (schema: unknown): Either.Either<ReadonlyArray<ParamHeader>,
       const here = [...path, key]
       if ("x-mcp-header" in child) {
         const name = child["x-mcp-header"]
-        if (typeof name !== "string" || !token.test(name)) return `invalid x-mcp-header ${JSON.stringify(name)}`
+        if (typeof name !== "string" || !token.test(name)) return `invalid x-mcp-header ${Wire.quote(name)}`
         if (found.some((f) => f.name.toLowerCase() === name.toLowerCase())) return `duplicate x-mcp-header ${name}`
         if (child.type !== "string" && child.type !== "integer" && child.type !== "boolean") {
           return `x-mcp-header ${name} is on a parameter that is not a string, an integer or a boolean`

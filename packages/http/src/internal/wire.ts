@@ -16,7 +16,7 @@ export const isRecord = (u: unknown): u is Record<string, unknown> =>
 export const record = (u: unknown): Record<string, unknown> => (isRecord(u) ? u : {})
 
 /** Whether a value is a JSON-RPC id. */
-export const isId = (u: unknown): u is JsonRpc.RequestId => typeof u === "string" || Number.isInteger(u)
+export const isId = (u: unknown): u is JsonRpc.RequestId => typeof u === "string" || Number.isSafeInteger(u)
 
 /** Whether a value looks like a request (a method and an id). */
 export const isRequest = (u: unknown): u is { readonly id: JsonRpc.RequestId; readonly method: string } =>

@@ -52,6 +52,12 @@ export const meta2026 = {
   [metaKeys.clientCapabilities]: {}
 }
 
+/**
+ * Tools of the everything server a fuzzer leaves out: `test_cancellable` answers only when cancelled, and
+ * `test_cancellations` waits up to 5 s for a count it may never reach.
+ */
+export const waitingTools: ReadonlySet<string> = new Set(["test_cancellable", "test_cancellations"])
+
 /** The client→server requests of a revision (`subscriptions/listen` stays open: callers cancel it, or leave it out). */
 export const clientRequests = (revision: Revision.Revision): ReadonlyArray<string> =>
   [...Method.table.values()]

@@ -193,10 +193,20 @@ export const splice = (value: unknown, path: Path, raw: string): string => {
   return JSON.stringify(put(value, 0)).replace(markerJson, () => raw)
 }
 
-/** The seed of a fuzz run: `EFFECT_MCP_FUZZ_SEED` when set (to replay a failure), else a new one, printed. */
+/** The seed of the test command's runs: a green run stays green (`EFFECT_MCP_FUZZ_SEED=random` explores). */
+const defaultSeed = 20_261_206
+
+/**
+ * The seed of a fuzz run, printed: `EFFECT_MCP_FUZZ_SEED` when set (a number replays a failure, `random` draws a new
+ * one), else the fixed default.
+ */
 export const seed = (file: string): number => {
   const given = process.env.EFFECT_MCP_FUZZ_SEED
-  const value = given !== undefined && given !== "" ? Number(given) : Math.floor(Math.random() * 2 ** 31)
+  const value = given === undefined || given === ""
+    ? defaultSeed
+    : given === "random"
+    ? Math.floor(Math.random() * 2 ** 31)
+    : Number(given)
   if (!Number.isSafeInteger(value)) throw new Error(`EFFECT_MCP_FUZZ_SEED is not an integer: ${given}`)
   process.stderr.write(`${file}: fuzz seed ${value} (replay with EFFECT_MCP_FUZZ_SEED=${value})\n`)
   return value
