@@ -117,6 +117,45 @@ describe("a hostile client", () => {
       expect(yield* peer.next).toEqual({ jsonrpc: "2.0", id: 3, result: {} })
     }))
 
+  it.scoped("values that break a decoder or a formatter are bad input: -32602/-32600/-32022, bounded, never -32603", () =>
+    Effect.gen(function*() {
+      const peer = yield* rawPeer(serverLayer())
+      yield* peer.handshake("2025-11-25")
+      // A union looks its tag up by the value: an object whose toString is no function throws there.
+      const poisoned = { toString: 1, valueOf: null }
+      yield* peer.send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "completion/complete",
+        params: { ref: { type: poisoned, name: "review" }, argument: { name: "a", value: "b" } }
+      })
+      expect(yield* peer.next).toMatchObject({ id: 1, error: { code: -32602 } })
+      yield* peer.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: poisoned } })
+      const args = yield* peer.next
+      expect(args.id).toBe(2)
+      expect(args.error?.code ?? (args.result.isError === true ? "isError" : "ok")).not.toBe(-32603)
+      // Ids past the safe integers cannot be read back exactly: id null.
+      yield* peer.send({ jsonrpc: "2.0", id: 1e308, method: "ping" })
+      expect(yield* peer.next).toMatchObject({ id: null, error: { code: -32600 } })
+      yield* peer.send({ jsonrpc: "2.0", id: 2 ** 53, method: "ping" })
+      expect(yield* peer.next).toMatchObject({ id: null, error: { code: -32600 } })
+      // A stateless request naming a version that is an object, or a huge array: refused, quoted in a few characters.
+      for (const version of [{ toString: {}, valueOf: {} }, Array.from({ length: 200_000 }, () => 0)]) {
+        yield* peer.send({
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/list",
+          params: { _meta: { "io.modelcontextprotocol/protocolVersion": version } }
+        })
+        const refused = yield* peer.next
+        expect(refused.id).toBe(3)
+        expect([-32022, -32602, -32600]).toContain(refused.error.code)
+        expect(JSON.stringify(refused).length).toBeLessThan(2_000)
+      }
+      yield* peer.send({ jsonrpc: "2.0", id: 4, method: "ping" })
+      expect(yield* peer.next).toEqual({ jsonrpc: "2.0", id: 4, result: {} })
+    }))
+
   it.scoped("maxDepth is an option: a server may allow deeper or fewer levels", () =>
     Effect.gen(function*() {
       const strict = yield* rawPeer(serverLayer({ maxDepth: 8 }))
