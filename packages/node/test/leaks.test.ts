@@ -22,6 +22,8 @@ if (!existsSync(built)) throw new Error(`run \`tsc -b\` first: the leak fixture 
 
 const CALLS = Number(process.env.EFFECT_MCP_LEAK_WIRE_CALLS ?? 3_000)
 const ROUND = 250
+// Short enough that the handlers still run when their calls time out, long enough that each request reaches them.
+const TIMEOUT = "20 millis"
 
 describe.each(["2025-11-25", "2026-07-28"] as const)("leaks over stdio (%s)", (revision) => {
   it.scopedLive(
@@ -34,10 +36,10 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("leaks over stdio (%s)", (r
             Layer.provide(StdioClientTransport.layer({ command: process.execPath, args: ["--expose-gc", fixture] }))
           )
           const client = Context.get(yield* Layer.build(layer), McpClient.McpClient)
-          yield* rounds(client, ROUND)
+          yield* rounds(client, ROUND, TIMEOUT)
           const server = yield* serverMemory(client)
           const local = yield* clientMemory(fibers)
-          for (let done = 0; done < CALLS; done += ROUND) yield* rounds(client, Math.min(ROUND, CALLS - done))
+          for (let done = 0; done < CALLS; done += ROUND) yield* rounds(client, Math.min(ROUND, CALLS - done), TIMEOUT)
           yield* idle(client)
           const serverAfter = yield* serverMemory(client)
           const localAfter = yield* clientMemory(fibers)
