@@ -82,7 +82,7 @@ describe("effect-mcp", () => {
     const human = cli("inspect", ...stdio)
     expect(human.status).toBe(0)
     expect(human.stdout).toMatch(/^effect-mcp-everything 0\.1\.0 {2}revision 2026-07-28/)
-    expect(human.stdout).toMatch(/Tools \(16\)\n {2}echo \(text: string\)\n {4}Returns the given text unchanged/)
+    expect(human.stdout).toMatch(/Tools \(18\)\n {2}echo \(text: string\)\n {4}Returns the given text unchanged/)
     expect(human.stdout).toMatch(/test:\/\/static-text\s+text\/plain\s+static-text/)
     expect(human.stdout).toMatch(/Resource templates \(1\)\n {2}test:\/\/template\/\{id\}\/data/)
     expect(human.stdout).toMatch(/test_prompt_with_arguments \(arg1, arg2\)/)
