@@ -172,6 +172,11 @@ interface Session {
   readonly streams: Map<string, Outbox.OutStream>
   /** The POST stream of each request in flight. */
   readonly routes: Map<JsonRpc.RequestId, Outbox.OutStream>
+  /**
+   * Ids cancelled while no request of theirs was in flight (the newest {@link maxCancelledEarly}): a cancellation
+   * travels on a POST of its own, so it can overtake its request; the request is cancelled when it arrives.
+   */
+  readonly cancelledEarly: Set<JsonRpc.RequestId>
   revision: string | undefined
   initializeId: JsonRpc.RequestId | undefined
   nextStream: number
@@ -190,6 +195,9 @@ interface Session {
 interface Slot extends SessionLimits.Member {
   readonly close: Effect.Effect<void>
 }
+
+/** How many ids cancelled before their request arrived a session remembers (ids are never reused in a session). */
+const maxCancelledEarly = 1_024
 
 const sseHeaders = {
   "cache-control": "no-cache, no-transform",
@@ -539,6 +547,7 @@ const makeHandler = (options: Options) =>
           standalone: yield* Outbox.make("g", { sliding: 1024 }),
           streams: new Map(),
           routes: new Map(),
+          cancelledEarly: new Set(),
           revision: undefined,
           initializeId: undefined,
           nextStream: 0,
@@ -747,6 +756,16 @@ const makeHandler = (options: Options) =>
         if (isInit) s.initializeId = (body as { readonly id: JsonRpc.RequestId }).id
         s.incoming.push(frame)
         yield* settleCancellations(s, items)
+        // A cancellation that overtook its request (on another connection) cancels it now, as if it came after it.
+        const overtaken = requestIds.filter((id) => s.cancelledEarly.delete(id)).map((requestId) => ({
+          jsonrpc: "2.0" as const,
+          method: "notifications/cancelled",
+          params: { requestId, reason: "cancelled before the request arrived" }
+        }))
+        if (overtaken.length > 0) {
+          for (const cancel of overtaken) s.incoming.push(Transport.frame(cancel))
+          yield* settleCancellations(s, overtaken)
+        }
         if (isInit) {
           const first = yield* Queue.take(stream.queue).pipe(Effect.onInterrupt(() => release))
           if (s.revision === undefined) {
@@ -768,7 +787,13 @@ const makeHandler = (options: Options) =>
         const id = Wire.record(r.params).requestId
         if (!Wire.isId(id)) return Effect.void
         const target = s.routes.get(id)
-        if (target === undefined) return Effect.void
+        if (target === undefined) {
+          s.cancelledEarly.add(id)
+          if (s.cancelledEarly.size > maxCancelledEarly) {
+            s.cancelledEarly.delete(s.cancelledEarly.values().next().value!)
+          }
+          return Effect.void
+        }
         target.pending.delete(id)
         s.routes.delete(id)
         return target.pending.size === 0 ? endStream(s, target) : Effect.void

@@ -4,8 +4,9 @@
  * with id null), the server's routing and tracking entries are released, and the server serves on.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import { meta2026, openSession, postHeaders, serve } from "./helpers.js"
+import { messages, meta2026, openSession, post, postHeaders, serve, tools } from "./helpers.js"
 
 /** JSON text of an array nested `depth` levels deep. */
 const deep = (depth: number) => "[".repeat(depth) + "]".repeat(depth)
@@ -108,5 +109,30 @@ describe("a hostile client over Streamable HTTP", () => {
       expect(refused.body).toMatchObject({ id: null, error: { code: -32600 } })
       const answered = yield* postText(url, pings(100), headers)
       expect(answered.body).toHaveLength(100)
+    }))
+
+  it.scopedLive("a cancellation that overtakes its request (another POST) cancels it when it arrives", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const interrupted = yield* Deferred.make<void>()
+      const { server, url } = yield* serve(
+        {},
+        tools({
+          onSlowStarted: Deferred.succeed(started, undefined),
+          onSlowInterrupted: Deferred.succeed(interrupted, undefined)
+        })
+      )
+      const { headers } = yield* openSession(url)
+      const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } }
+      expect((yield* post(url, cancel, headers)).status).toBe(202)
+      const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "slow", arguments: {} } }
+      const answer = yield* post(url, call, headers).pipe(Effect.timeout("10 seconds"))
+      expect(answer.status).toBe(200)
+      expect(yield* messages(answer)).toEqual([])
+      // The handler either never ran or was interrupted: nothing stays in flight.
+      if (yield* Deferred.isDone(started)) yield* Deferred.await(interrupted).pipe(Effect.timeout("5 seconds"))
+      expect(server.stats()).toMatchObject({ inFlight: 0, pending: 0 })
+      const after = yield* post(url, { ...call, id: 8, params: { name: "echo", arguments: { text: "on" } } }, headers)
+      expect((yield* messages(after))[0].result.content[0].text).toBe("on")
     }))
 })
