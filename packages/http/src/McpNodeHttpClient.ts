@@ -19,9 +19,18 @@ export interface Agents {
   readonly https: Https.Agent
 }
 
+/**
+ * How long an idle kept-alive socket is kept: below node's own server keep-alive timeout (5 s), so that a request is
+ * seldom handed to a socket the server is closing (node 20's agent ignores the server's `Keep-Alive: timeout`).
+ */
+const idleSocketMs = 4_000
+
 /** Keep-alive agents, destroyed (with their sockets) when the scope closes. */
 export const agents: Effect.Effect<Agents, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.sync(() => ({ http: new Http.Agent({ keepAlive: true }), https: new Https.Agent({ keepAlive: true }) })),
+  Effect.sync(() => ({
+    http: new Http.Agent({ keepAlive: true, timeout: idleSocketMs }),
+    https: new Https.Agent({ keepAlive: true, timeout: idleSocketMs })
+  })),
   (pools) =>
     Effect.sync(() => {
       pools.http.destroy()
@@ -83,10 +92,17 @@ const target = (cache: Map<string, URL>, url: string): URL => {
   return parsed
 }
 
-/** Exchanges over node:http and node:https through the given agents. */
+/**
+ * Exchanges over node:http and node:https through the given agents. A request that fails on a reused kept-alive
+ * socket before any response (the server closed that socket as the request went out, so it never read it) is sent
+ * once more on a new one.
+ */
 export const execute = (pools: Agents): McpHttpClient.Execute => {
   const urls = new Map<string, URL>()
-  return (request) =>
+  const send = (
+    request: McpHttpClient.OutgoingRequest,
+    retried: boolean
+  ): Effect.Effect<McpHttpClient.IncomingResponse, McpHttpClient.ExchangeFailed> =>
     Effect.withFiberRuntime((fiber) =>
       Effect.async<McpHttpClient.IncomingResponse, McpHttpClient.ExchangeFailed>((resume) => {
         const url = target(urls, request.url)
@@ -108,7 +124,9 @@ export const execute = (pools: Agents): McpHttpClient.Execute => {
         const outgoing = secure
           ? Https.request({ ...options, agent: pools.https })
           : Http.request({ ...options, agent: pools.http })
+        let responded = false
         outgoing.on("response", (response) => {
+          responded = true
           // A body nobody reads would hold its socket: it is dropped when the fiber that sent the request ends,
           // unless reading it began (then the reader owns it, and interrupting the reader drops it).
           const drop = () => {
@@ -130,11 +148,15 @@ export const execute = (pools: Agents): McpHttpClient.Execute => {
             })
           }))
         })
-        outgoing.on("error", (cause) => resume(Effect.fail(failure(cause))))
+        outgoing.on("error", (cause) =>
+          resume(
+            !retried && outgoing.reusedSocket && !responded ? send(request, true) : Effect.fail(failure(cause))
+          ))
         outgoing.end(request.body)
         return Effect.sync(() => outgoing.destroy())
       })
     )
+  return (request) => send(request, false)
 }
 
 /**
