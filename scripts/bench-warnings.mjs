@@ -1,6 +1,6 @@
 // Loaded with `--import` into every benchmark process: prints each kind of warning once. SDK 1.32's HTTP client adds
-// an abort listener to one signal per request (shown by scratchpad/abort-listeners.mjs), and Node would print a
-// MaxListeners warning for every request past 1,500.
+// an abort listener to one signal per request (docs/benchmarks.md, "Where the time goes", HTTP), and Node would
+// print a MaxListeners warning for every request past 1,500.
 const warned = new Set()
 process.removeAllListeners("warning")
 process.on("warning", (warning) => {

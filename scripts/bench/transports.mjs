@@ -37,15 +37,15 @@ const servers = {
 // Calls measured per connection: 20,000 over stdio, 1,000 over HTTP (about 10× slower per call). Sessions 1–11
 // measured 4,000 over stdio, right after the warm-up: at 64 in flight ours was still speeding up there (4,000 calls
 // read 41–49k/s, the 4,000 after a further 20,000 read 50–65k/s), while SDK 1.32 read the same in both
-// (scratchpad/window-check.mjs).
+// (docs/benchmarks.md, "Warm connections").
 const CALLS = Number(process.env.BENCH_TRANSPORT_CALLS ?? 20000)
 const HTTP_CALLS = Number(process.env.BENCH_HTTP_CALLS ?? 1000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 // Calls made on each new connection before it is measured, so that the rows show a warm server and client (the
 // steady state of a long-lived connection); a fresh process's first calls are the "spawn + initialize" row's
 // business. BENCH_TRANSPORT_WARMUP=0 measures cold connections, as sessions 1–5 did. Both sides take about 4,000
-// calls to reach their steady state over either transport (scratchpad/warmup-curve.mjs prints the curve), so
-// 5,000 calls go before each measurement; sessions 6–9 warmed stdio with 2,000 and HTTP with 1,000.
+// calls to reach their steady state over either transport (docs/benchmarks.md, "Warm connections", has the
+// curve), so 5,000 calls go before each measurement; sessions 6–9 warmed stdio with 2,000 and HTTP with 1,000.
 const WARMUP = Number(process.env.BENCH_TRANSPORT_WARMUP ?? 5000)
 const IN_FLIGHT = 64
 // Extra Node/V8 flags for every server this workload starts, whatever its implementation (bench.mjs gives the

@@ -22,7 +22,7 @@ const served = <E, R>(server: Layer.Layer<McpServer.McpServer, E, R>) =>
     // Served from a fiber of its own, as `McpServer.serve`: a session made with `McpServer.connect` here (in the
     // Layer's building fiber) saves that fiber's 11 KB, but then a process whose only fibers are the callers' (a
     // `runPromise` per call) empties Effect's global Set of root fibers after every call, and each call cost about
-    // 1.5× as much (`scratchpad/roots-probe.mjs`; docs/benchmarks.md, "Objects, not closures", on `connect`).
+    // 1.5× as much (docs/benchmarks.md, "Objects, not closures", on `connect`).
     yield* McpServer.serve.pipe(
       Effect.provideService(McpServer.McpServer, Context.get(context, McpServer.McpServer)),
       Effect.provideService(Transport.Transport, pair.server),
