@@ -3,9 +3,8 @@
 // SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/sp" profiles the server too (written when it exits).
 // The client's profile goes to /tmp/stdio-client.cpuprofile (NOPROF=1: none).
 // EFFECT=1 drives ours as CONC fibers of one Effect program, each a loop of calls; FORK=1 as one Effect.forEach over
-// all the calls (a child fiber per call). For measurement only, two switches change the client process: NOPRE=1 turns off V8's allocation-site pretenuring
-// (v8.setFlagsFromString), NOROOTS=1 stops Effect from keeping every root fiber in its global roots Set (patches an
-// internal module), to see what each costs a call.
+// all the calls (a child fiber per call). For measurement only, NOPRE=1 turns off V8's allocation-site pretenuring
+// in the client process (v8.setFlagsFromString), to see what it costs a call.
 import { McpClient } from "@effect-mcp/core"
 import { StdioClientTransport } from "@effect-mcp/node"
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -20,10 +19,6 @@ import { Session } from "node:inspector/promises"
 import { PerformanceObserver } from "node:perf_hooks"
 import { setFlagsFromString } from "node:v8"
 if (process.env.NOPRE === "1") setFlagsFromString("--no-allocation-site-pretenuring")
-if (process.env.NOROOTS === "1") {
-  const { globalScope } = await import(new URL("../node_modules/effect/dist/esm/internal/fiberScope.js", import.meta.url).href)
-  globalScope.add = () => {}
-}
 // GAP=1 times the client's critical path: from each response's arrival (the child's stdout `data` event) to the
 // next request's write on the child's stdin handle, and from that write to the next arrival (the server's part and
 // the two wake-ups), as medians over the measured calls (CONC=1 only).

@@ -14,12 +14,7 @@ import * as Scope from "effect/Scope"
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { PassThrough } from "node:stream"
-// KEEP=1 keeps one fiber alive the whole time, as a server's main fiber is (Effect's roots Set never empties);
-// NOROOTS=1 stops Effect from keeping root fibers in that Set at all (measurement only).
-if (process.env.NOROOTS === "1") {
-  const { globalScope } = await import(new URL("../node_modules/effect/dist/esm/internal/fiberScope.js", import.meta.url).href)
-  globalScope.add = () => {}
-}
+// KEEP=1 keeps one fiber alive the whole time, as a server's main fiber is (Effect's roots Set never empties).
 if (process.env.KEEP === "1") Effect.runFork(Effect.flatMap(Deferred.make(), Deferred.await))
 const input = new PassThrough(), output = new PassThrough()
 const scope = Effect.runSync(Scope.make())
