@@ -18,6 +18,7 @@ import * as ClientHandlers from "./ClientHandlers.js"
 import { CapabilityMissing, type ConnectionClosed, HandshakeFailed, ProtocolViolation } from "./Errors.js"
 import * as Engine from "./internal/engine.js"
 import { check } from "./internal/jsonSchemaCheck.js"
+import { isRecord, record } from "./internal/record.js"
 import * as Transport from "./Transport.js"
 
 /**
@@ -241,8 +242,6 @@ export interface McpClientService {
 /** The connected client. */
 export class McpClient extends Context.Tag("@effect-mcp/core/McpClient")<McpClient, McpClientService>() {}
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const metaKeys = {
   protocolVersion: "io.modelcontextprotocol/protocolVersion",
   clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
@@ -263,8 +262,6 @@ const inputParamTypes: Record<string, string> = {
   "elicitation/create": "ElicitRequestParams",
   "roots/list": "ListRootsRequestParams"
 }
-
-const record = (u: unknown): Record<string, unknown> => (isRecord(u) ? u : {})
 
 const capabilityName = (path: ReadonlyArray<string>) => path.join(".")
 
