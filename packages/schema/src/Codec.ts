@@ -112,6 +112,17 @@ export const encoder = (revision: Revision.Revision | "domain", type: string): D
 /** Decodes `type` as `revision` defines it. */
 export const decode = (revision: Revision.Revision | "domain", type: string, u: unknown) => decoder(revision, type)(u)
 
+/** The domain type named `K`: what any revision's type of that name decodes to (the domain is their superset). */
+export type TypeOf<K extends keyof typeof Domain.definitions> = Schema.Schema.Type<(typeof Domain.definitions)[K]>
+
+/** Decodes `type` as `revision` defines it, typed by the type's name ({@link decode} typed). */
+export const decodeAs = <K extends keyof typeof Domain.definitions>(
+  revision: Revision.Revision | "domain",
+  type: K,
+  u: unknown
+): Either.Either<TypeOf<K>, ParseResult.ParseError> =>
+  decoder(revision, type)(u) as Either.Either<TypeOf<K>, ParseResult.ParseError>
+
 /** Encodes a domain value of `type` for `revision`. */
 export const encode = (revision: Revision.Revision | "domain", type: string, value: unknown) =>
   encoder(revision, type)(value)
