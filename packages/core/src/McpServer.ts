@@ -13,6 +13,7 @@ import * as Scope from "effect/Scope"
 import * as Engine from "./internal/engine.js"
 import * as RequestState from "./internal/requestState.js"
 import * as Scoped from "./internal/scoped.js"
+import { tasksExtension } from "./internal/server/meta.js"
 import type {
   CacheableMethod,
   ChangeWatcher,
@@ -22,7 +23,7 @@ import type {
   Options,
   ServerStats
 } from "./internal/server/service.js"
-import * as ServerSession from "./internal/serverSession.js"
+import * as ServerSession from "./internal/server/session.js"
 import * as TaskStore from "./internal/taskStore.js"
 import * as Prompt from "./Prompt.js"
 import type { RequestContext } from "./RequestContext.js"
@@ -136,7 +137,7 @@ class Registry implements McpServerService {
     const hasTasks = [...this.#tools.values()].some((t) =>
       (t.descriptor.execution?.taskSupport ?? "forbidden") !== "forbidden"
     )
-    const extensions = hasTasks ? { ...forced.extensions, [ServerSession.tasksExtension]: {} } : forced.extensions
+    const extensions = hasTasks ? { ...forced.extensions, [tasksExtension]: {} } : forced.extensions
     return {
       ...(this.#tools.size > 0 || forced.tools === true ? { tools: { listChanged: true } } : {}),
       ...(hasResources ? { resources: { listChanged: true, subscribe: true } } : {}),
