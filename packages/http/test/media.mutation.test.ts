@@ -18,6 +18,13 @@ describe("Media.isJson", () => {
 })
 
 describe("Media.accepted", () => {
+  it("a range names a form only when its type and its subtype both match", () => {
+    expect(Media.accepted("text/json")).toEqual({ json: false, sse: false })
+    expect(Media.accepted("application/event-stream")).toEqual({ json: false, sse: false })
+    expect(Media.accepted("text/json, application/event-stream")).toEqual({ json: false, sse: false })
+    expect(Media.accepted("text/json;q=0, application/json")).toEqual({ json: true, sse: false })
+  })
+
   it("whitespace around a range, its parameters and their names is no part of them", () => {
     expect(Media.accepted("text/event-stream, application/json ; q=0.5")).toEqual({ json: true, sse: true })
     expect(Media.accepted("application/json; q=0, text/event-stream")).toEqual({ json: false, sse: true })
