@@ -2,7 +2,7 @@
  * The Streamable HTTP client transport straight on `node:http` and `node:https`: the same transport as
  * `McpHttpClient.layer`, over keep-alive agents of its own (closed with the scope) instead of an `@effect/platform`
  * HttpClient, whose per-request span, request and response wrappers and fetch-based exchange cost about four times
- * the client CPU of a plain keep-alive `http.request` (`scratchpad/client-floor.mjs`).
+ * the client CPU of a plain keep-alive `http.request` (docs/benchmarks.md, "Where the time goes", HTTP).
  */
 import { Transport } from "@effect-mcp/core"
 import * as Effect from "effect/Effect"
