@@ -20,7 +20,13 @@ export const codes = {
   UrlElicitationRequired: -32042,
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
-  UnsupportedProtocolVersion: -32022
+  UnsupportedProtocolVersion: -32022,
+  /** The HTTP transports' refusal of a request before any method sees it; the HTTP status says why. */
+  ServerError: -32000,
+  /** The Streamable HTTP transport's answer for a session it does not know (the code it shares with a timeout). */
+  SessionNotFound: -32001,
+  /** The Streamable HTTP transport's answer for a request that failed authentication (as `SessionNotFound`). */
+  Unauthorized: -32001
 } as const
 
 const optionalData = { data: Schema.optionalWith(Schema.Unknown, { exact: true }) }
@@ -155,6 +161,16 @@ export class JsonRpcError extends Schema.TaggedError<JsonRpcError>("@effect-mcp/
   "JsonRpcError",
   { code: Schema.Int, message: Schema.String, ...optionalData }
 ) {}
+
+/** -32000: the HTTP transport refused a request (a header, the media type, the HTTP method, a limit). */
+export const serverError = (message: string): JsonRpcError => new JsonRpcError({ code: codes.ServerError, message })
+
+/** -32001: the Streamable HTTP transport knows no such session (it ended, or belongs to another client). */
+export const sessionNotFound = (message: string): JsonRpcError =>
+  new JsonRpcError({ code: codes.SessionNotFound, message })
+
+/** -32001: the Streamable HTTP transport refused a request's credentials (answered 401 or 403). */
+export const unauthorized = (message: string): JsonRpcError => new JsonRpcError({ code: codes.Unauthorized, message })
 
 /** Every error that can cross the wire. */
 export type McpError =
