@@ -1,11 +1,13 @@
 /**
  * The Streamable HTTP endpoint served straight on `node:http`: the same endpoint as `McpHttpServer.layer`, without
  * `@effect/platform`'s per-request machinery (a scope, a span and a response encoder per request), which costs
- * about as much server CPU per request as a whole bare node:http exchange (`scratchpad/platform-floor.mjs`). Each
+ * about as much server CPU per request as a whole bare node:http exchange (docs/benchmarks.md, "Where the time goes",
+ * HTTP; it wins the "echo over HTTP" rows). Each
  * request runs in a fiber of the server's scope; a client that goes away interrupts it, and closing the scope
  * closes every connection and interrupts every request. It listens on 127.0.0.1 unless told otherwise.
  */
 import type { McpServer } from "@effect-mcp/core"
+import { McpError } from "@effect-mcp/schema"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -17,6 +19,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Http from "node:http"
+import * as BodyLimit from "./internal/bodyLimit.js"
 import * as Wire from "./internal/wire.js"
 import * as McpHttpServer from "./McpHttpServer.js"
 
@@ -39,37 +42,33 @@ export class Address extends Context.Tag("@effect-mcp/http/McpNodeHttpServer/Add
 /** The server could not listen (the port is taken, the address is not this machine's, …). */
 export class ListenError extends Data.TaggedError("ListenError")<{ readonly cause: unknown }> {}
 
-/** The largest body read past the limit (and dropped) so that the 413 reaches the client. */
-const drainBound = (limit: number) => limit * 4 + 1024 * 1024
-
-/** Reads a node request's body whole, refusing one larger than `limit` bytes. */
+/** Reads a node request's body whole, refusing one larger than `limit` bytes (the shared body limit, fed node's chunks). */
 const readText = (request: Http.IncomingMessage) => (limit: number) =>
   Effect.async<string, McpHttpServer.BodyTooLarge | McpHttpServer.BodyUnreadable>((resume) => {
-    const length = request.headers["content-length"]
-    if (length !== undefined && Number(length) > limit) {
+    if (BodyLimit.declaredTooLarge(request.headers["content-length"], limit)) {
       resume(Effect.fail(new McpHttpServer.BodyTooLarge({ limit })))
       return
     }
-    const chunks: Array<Buffer> = []
-    let size = 0
+    const body = BodyLimit.collector<Buffer>(limit)
     const stop = () => {
       request.off("data", onData)
       request.off("end", onEnd)
       request.off("error", onError)
     }
     const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= limit) chunks.push(chunk)
-      else if (size > drainBound(limit)) {
+      if (!BodyLimit.add(body, chunk)) {
         stop()
         resume(Effect.fail(new McpHttpServer.BodyTooLarge({ limit })))
       }
     }
     const onEnd = () => {
       stop()
-      if (size > limit) return resume(Effect.fail(new McpHttpServer.BodyTooLarge({ limit })))
+      if (BodyLimit.overLimit(body)) return resume(Effect.fail(new McpHttpServer.BodyTooLarge({ limit })))
+      const { chunks } = body
       resume(
-        Effect.succeed(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, size).toString("utf8"))
+        Effect.succeed(
+          chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, body.size).toString("utf8")
+        )
       )
     }
     const onError = (cause: unknown) => {
@@ -125,7 +124,7 @@ const failed = (response: Http.ServerResponse, exit: Exit.Exit<void>) =>
       response.destroy()
       return Effect.void
     }
-    const text = Wire.errorBody(null, -32603, "Internal error")
+    const text = Wire.errorBody(null, McpError.codes.InternalError, "Internal error")
     response.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
     response.end(text)
     return Effect.logError("effect-mcp: the HTTP endpoint failed", exit.cause)

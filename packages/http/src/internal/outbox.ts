@@ -86,6 +86,60 @@ export const offer = (stream: OutStream, item: Item): Effect.Effect<void> =>
     ? Queue.offer(stream.queue, item)
     : stream.credit.take(1).pipe(Effect.zipRight(Queue.offer(stream.queue, item)))
 
+/** Takes the stream's next item, waiting for one (a JSON answer reads its first item this way). */
+export const take = (stream: OutStream): Effect.Effect<Item> => Queue.take(stream.queue)
+
+/** The seq the stream's next item gets (the event store keys what it keeps by it). */
+export const nextSeq = (stream: OutStream): number => stream.nextSeq++
+
+/** Queues a message with the stream's next seq, waiting for room unless it is final. */
+export const push = (stream: OutStream, message: Transport.Outgoing, final: boolean): Effect.Effect<void> =>
+  Effect.suspend(() => offer(stream, { seq: stream.nextSeq++, message, final }))
+
+/** Ends the stream without a response (its requests were cancelled, or their connection ended): never waits. */
+export const end = (stream: OutStream): Effect.Effect<void> =>
+  Effect.suspend(() => Queue.offer(stream.queue, { seq: stream.nextSeq++, message: [], final: true }))
+
+/** Records that the stream awaits the response to a request. */
+export const expect = (stream: OutStream, id: JsonRpc.RequestId): void => void stream.pending.add(id)
+
+/** Records that a request's response came (or never will): whether the stream was awaiting it. */
+export const settle = (stream: OutStream, id: JsonRpc.RequestId): boolean => stream.pending.delete(id)
+
+/** Whether the stream awaits no more responses. */
+export const settled = (stream: OutStream): boolean => stream.pending.size === 0
+
+/** Forgets every response the stream awaits; the ids it awaited. */
+export const abandon = (stream: OutStream): ReadonlyArray<JsonRpc.RequestId> => {
+  const ids = [...stream.pending]
+  stream.pending.clear()
+  return ids
+}
+
+/** Whether a writer is attached to the stream. */
+export const isAttached = (stream: OutStream): boolean => stream.attached > 0
+
+/** Whether a writer (or a JSON answer) took the stream's final item. */
+export const isFinalTaken = (stream: OutStream): boolean => stream.finalTaken
+
+/** Records that a JSON answer took the stream's first item (and, when it is final, the whole stream). */
+export const tookFirst = (stream: OutStream, item: Item): void => {
+  stream.finalTaken = item.final
+}
+
+/** Ends the attached writer, if any (its session ended). */
+export const evict = (stream: OutStream): Effect.Effect<void> =>
+  Effect.suspend(() =>
+    stream.evict === undefined ? Effect.void : Effect.asVoid(Deferred.succeed(stream.evict, undefined))
+  )
+
+/** A stream that already ended, for a writer that only replays what its client missed. */
+export const makeEnded = (key: string): Effect.Effect<OutStream> =>
+  Effect.map(make(key), (stream) => {
+    stream.finalTaken = true
+    return stream
+  })
+
 /** What a writer needs to know. */
 export interface WriteOptions {
   /** Event ids for a resumable stream (undefined: events carry no id). */
