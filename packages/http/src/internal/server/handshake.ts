@@ -1,0 +1,208 @@
+/**
+ * The handshake eras (2025-03-26 … 2025-11-25) on the MCP endpoint: a POST carries messages to a session (an
+ * `initialize` without a session creates one) and is answered with their responses, as JSON or SSE; a GET opens the
+ * session's standalone stream or resumes one with `Last-Event-ID`; a DELETE ends the session. A cancellation that
+ * overtakes its request (on another connection) cancels it when it arrives.
+ */
+import { Transport } from "@effect-mcp/core"
+import { JsonRpc, McpError } from "@effect-mcp/schema"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as EventStore from "../../EventStore.js"
+import * as Media from "../media.js"
+import * as Outbox from "../outbox.js"
+import * as Wire from "../wire.js"
+import type { Admission } from "./admission.js"
+import type { Answer, StreamParams } from "./answer.js"
+import type { Config } from "./config.js"
+import type { Incoming, Reply } from "./exchange.js"
+import * as Replies from "./reply.js"
+import type { Routing } from "./routing.js"
+import { maxCancelledEarly, type Session } from "./session.js"
+import type { Sessions } from "./sessions.js"
+
+/** The handshake-era methods of the endpoint. */
+export interface Handshake {
+  readonly post: (
+    request: Incoming,
+    body: unknown,
+    auth: Transport.AuthInfo | undefined,
+    accept: Media.Accepted
+  ) => Effect.Effect<Reply>
+  readonly get: (request: Incoming, auth: Transport.AuthInfo | undefined) => Effect.Effect<Reply>
+  readonly delete: (request: Incoming, auth: Transport.AuthInfo | undefined) => Effect.Effect<Reply>
+}
+
+/** What the handshake eras are served with. */
+export interface Deps {
+  readonly config: Config
+  readonly maxBatchSize: number
+  readonly store: EventStore.EventStoreService | undefined
+  readonly sessions: Sessions
+  readonly routing: Routing
+  readonly admission: Admission
+  readonly answer: Answer
+  readonly params: StreamParams
+}
+
+const invalid = (message: string) => new McpError.InvalidRequest({ message })
+const initializeInBatch = Replies.error(400, invalid("Invalid request: initialize must not be part of a batch"))
+const batchRevision = Replies.error(
+  400,
+  invalid("Invalid request: JSON-RPC batches are only accepted from 2025-03-26 sessions")
+)
+const notJsonRpc = invalid("Invalid request: not a JSON-RPC message")
+const alreadyInFlight = invalid("Invalid request: a request with this id is already in flight")
+const noStandalone = Replies.methodNotAllowed("Method not allowed", "POST, DELETE")
+const okStatus = () => 200
+
+const isMessage = (m: unknown) => Wire.isRequest(m) || Wire.isNotification(m) || Wire.isResponse(m)
+
+/** The handshake eras of an endpoint. */
+export const make = (deps: Deps): Handshake => {
+  const { admission, answer, config, maxBatchSize, params, routing, sessions, store } = deps
+
+  /** A cancelled request gets no response: its POST stream ends without one. */
+  const settleCancellations = (s: Session, items: ReadonlyArray<unknown>) =>
+    Effect.forEach(items, (m) => {
+      const r = Wire.record(m)
+      if (r.method !== "notifications/cancelled") return Effect.void
+      const id = Wire.record(r.params).requestId
+      if (!Wire.isId(id)) return Effect.void
+      const target = s.routes.get(id)
+      if (target === undefined) {
+        s.cancelledEarly.add(id)
+        if (s.cancelledEarly.size > maxCancelledEarly) {
+          s.cancelledEarly.delete(s.cancelledEarly.values().next().value!)
+        }
+        return Effect.void
+      }
+      Outbox.settle(target, id)
+      s.routes.delete(id)
+      return Outbox.settled(target) ? routing.endStream(s, target) : Effect.void
+    }, { discard: true })
+
+  const post = (request: Incoming, body: unknown, auth: Transport.AuthInfo | undefined, accept: Media.Accepted) =>
+    Effect.gen(function*() {
+      const items: ReadonlyArray<unknown> = Array.isArray(body) ? body : [body]
+      if (items.length === 0 || !items.every(isMessage)) {
+        return Replies.error(400, notJsonRpc, {}, Array.isArray(body) ? null : JsonRpc.salvageId(body))
+      }
+      const isInit = Wire.isRequest(body) && body.method === "initialize"
+      if (Array.isArray(body) && items.some((m) => Wire.isRequest(m) && m.method === "initialize")) {
+        return initializeInBatch
+      }
+      let s: Session
+      if (isInit && request.headers["mcp-session-id"] === undefined) {
+        const created = yield* sessions.create(auth?.clientId, admission.clientOf(request))
+        if (Either.isLeft(created)) return created.left
+        s = created.right
+      } else {
+        const found = sessions.lookup(request, auth)
+        if (Either.isLeft(found)) return found.left
+        s = found.right
+      }
+      if (Array.isArray(body) && s.revision !== "2025-03-26") return batchRevision
+      if (Array.isArray(body) && body.length > maxBatchSize) {
+        return Replies.error(
+          400,
+          invalid(`Invalid request: a batch of ${body.length} messages, more than ${maxBatchSize}`)
+        )
+      }
+      const requestIds = items.filter(Wire.isRequest).map((m) => m.id)
+      if (requestIds.some((id) => s.routes.has(id))) {
+        return Replies.error(400, alreadyInFlight, {}, Array.isArray(body) ? null : requestIds[0]!)
+      }
+      s.active++
+      yield* sessions.touch(s)
+      const release = Effect.suspend(() => {
+        s.active--
+        return sessions.touch(s)
+      })
+      const frame = Transport.frame(body, auth === undefined ? undefined : { auth })
+      if (requestIds.length === 0) {
+        s.incoming.push(frame)
+        yield* settleCancellations(s, items)
+        yield* release
+        return Replies.empty(202)
+      }
+      const stream = yield* Outbox.make(`p${s.nextStream++}`)
+      const as = Media.answerAs(accept, config.mode, false) ?? config.mode
+      routing.setForm(stream, as)
+      for (const id of requestIds) {
+        Outbox.expect(stream, id)
+        s.routes.set(id, stream)
+      }
+      s.streams.set(stream.key, stream)
+      if (isInit) s.initializeId = (body as { readonly id: JsonRpc.RequestId }).id
+      s.incoming.push(frame)
+      yield* settleCancellations(s, items)
+      // A cancellation that overtook its request (on another connection) cancels it now, as if it came after it.
+      const overtaken = requestIds.filter((id) => s.cancelledEarly.delete(id)).map((requestId) => ({
+        jsonrpc: "2.0" as const,
+        method: "notifications/cancelled",
+        params: { requestId, reason: "cancelled before the request arrived" }
+      }))
+      if (overtaken.length > 0) {
+        for (const cancel of overtaken) s.incoming.push(Transport.frame(cancel))
+        yield* settleCancellations(s, overtaken)
+      }
+      const headers = { "mcp-session-id": s.id }
+      if (isInit) {
+        const first = yield* Outbox.take(stream).pipe(Effect.onInterrupt(() => release))
+        if (s.revision === undefined) {
+          // initialize failed: no session comes of it.
+          yield* release
+          yield* sessions.close(s)
+          return Replies.json(200, JSON.stringify(first.message))
+        }
+        return yield* answer(s, stream, headers, release, okStatus, first, as)
+      }
+      return yield* answer(s, stream, headers, release, okStatus, undefined, as)
+    })
+
+  const get = (request: Incoming, auth: Transport.AuthInfo | undefined) =>
+    Effect.gen(function*() {
+      if (!config.standaloneSse) return noStandalone
+      if (!Media.accepted(request.headers["accept"]).sse) return Replies.notAcceptableStream
+      const found = sessions.lookup(request, auth)
+      if (Either.isLeft(found)) return found.left
+      const s = found.right
+      yield* sessions.touch(s)
+      const headers = { ...Replies.sseHeaders, "mcp-session-id": s.id }
+      const lastEventId = request.headers["last-event-id"]
+      const parsed = lastEventId === undefined ? null : /^([gp]\d*)\.(-?\d+)$/.exec(lastEventId)
+      let target = s.standalone
+      let replay: ReadonlyArray<EventStore.StoredEvent> = []
+      if (parsed !== null && store !== undefined) {
+        const key = parsed[1]!
+        replay = yield* store.after(s.id, key, Number(parsed[2]))
+        const live = key === "g" ? s.standalone : s.streams.get(key)
+        // A POST stream that has ended: replay what the client missed, then end.
+        target = live !== undefined ? live : yield* Outbox.makeEnded(key)
+      }
+      const body = yield* Outbox.write(target, {
+        eventId: store === undefined ? undefined : params.eventIdOf(target.key),
+        replay,
+        first: undefined,
+        primingRetryMs: params.primingFor(s.revision),
+        keepAlive: config.keepAlive,
+        lifetime: params.lifetimeFor(s.revision),
+        onEnd: Effect.suspend(() => {
+          if (target !== s.standalone && Outbox.isFinalTaken(target)) s.streams.delete(target.key)
+          return sessions.touch(s)
+        })
+      })
+      return Replies.sse(body, headers)
+    })
+
+  const del = (request: Incoming, auth: Transport.AuthInfo | undefined) =>
+    Effect.gen(function*() {
+      const found = sessions.lookup(request, auth)
+      if (Either.isLeft(found)) return found.left
+      yield* sessions.close(found.right)
+      return Replies.empty(200)
+    })
+
+  return { post, get, delete: del }
+}

@@ -1,0 +1,25 @@
+/** Reading a POST body: bounded by the endpoint's limit (413 past it), then parsed as JSON (400 when it is not). */
+import { McpError } from "@effect-mcp/schema"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Wire from "../wire.js"
+import type { Incoming, Reply } from "./exchange.js"
+import * as Replies from "./reply.js"
+
+/** Reads and parses a request's body: the JSON value, or the refusal to answer. */
+export type JsonBody = (request: Incoming) => Effect.Effect<Either.Either<unknown, Reply>>
+
+/** The body reader of an endpoint whose bodies are at most `maxBody` bytes. */
+export const make = (maxBody: number): JsonBody => {
+  const tooLarge = Replies.error(413, McpError.serverError(`Payload too large: the limit is ${maxBody} bytes`))
+  const unreadable = Replies.error(400, new McpError.ParseError({ message: "Parse error: the body could not be read" }))
+  return (request) =>
+    Effect.gen(function*() {
+      const text = yield* Effect.either(request.readText(maxBody))
+      if (Either.isLeft(text)) return Either.left(text.left._tag === "BodyTooLarge" ? tooLarge : unreadable)
+      const parsed = Wire.parseJson(text.right)
+      return Either.isLeft(parsed)
+        ? Either.left(Replies.error(400, new McpError.ParseError({ message: `Parse error: ${parsed.left}` })))
+        : Either.right(parsed.right)
+    })
+}

@@ -1,0 +1,109 @@
+/**
+ * The deprecated HTTP+SSE transport (2024-11-05) on its two endpoints: a GET opens a session that lives as long as
+ * its SSE stream, whose first event names where to POST; a POST carries a message to the session its query names,
+ * and its answer travels on that session's stream.
+ */
+import { McpServer, Transport } from "@effect-mcp/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Media from "../media.js"
+import * as Sse from "../sse.js"
+import type { Admission } from "./admission.js"
+import type { Config } from "./config.js"
+import type { Incoming, Reply } from "./exchange.js"
+import type { JsonBody } from "./jsonBody.js"
+import * as Replies from "./reply.js"
+import type { RequestGuard } from "./requestGuard.js"
+import { randomId, type Slot } from "./session.js"
+
+/** The two legacy endpoints. */
+export interface Legacy {
+  /** GET: opens a session. */
+  readonly stream: (request: Incoming) => Effect.Effect<Reply>
+  /** POST: a message for the session named in the query. */
+  readonly message: (request: Incoming) => Effect.Effect<Reply>
+}
+
+/** What the legacy transport is served with. */
+export interface Deps {
+  readonly config: Config
+  readonly server: McpServer.McpServerService
+  /** The endpoint's scope: every session's scope is forked from it. */
+  readonly rootScope: Scope.Scope
+  readonly admission: Admission
+  readonly guard: RequestGuard
+  readonly jsonBody: JsonBody
+  readonly messagesPath: string
+}
+
+const accepted: Reply = { status: 202, headers: {}, contentType: "text/plain", body: "Accepted" }
+
+/** The legacy endpoints of a server. */
+export const make = (deps: Deps): Legacy => {
+  const { admission, config, guard, jsonBody, messagesPath, rootScope, server } = deps
+  const sessions = new Map<string, { readonly incoming: Transport.Inbound }>()
+
+  const stream = (request: Incoming) =>
+    Effect.gen(function*() {
+      const auth = yield* guard(request)
+      if (Either.isLeft(auth)) return auth.left
+      if (!Media.accepted(request.headers["accept"]).sse) return Replies.notAcceptableStream
+      // A legacy session lives as long as its stream, which is open: it counts, but is never idle.
+      const slot: Slot = { client: admission.clientOf(request), idle: () => false, close: Effect.void }
+      const refused = yield* admission.admit(slot)
+      if (refused !== undefined) return refused
+      const id = randomId()
+      const incoming = yield* Transport.makeInbound
+      const outgoing = yield* Queue.unbounded<Transport.Outgoing>()
+      const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
+      sessions.set(id, { incoming })
+      const transport: Transport.TransportService = {
+        receive: incoming.receive,
+        listen: incoming.listen,
+        send: (message) => Queue.offer(outgoing, message).pipe(Effect.asVoid)
+      }
+      // Served in the session's scope with no fiber of its own; its end (the stream's, or the server's shutdown)
+      // ends the stream of events.
+      yield* Scope.addFinalizer(scope, Queue.shutdown(outgoing))
+      yield* McpServer.connect.pipe(
+        Effect.provideService(McpServer.McpServer, server),
+        Effect.provideService(Transport.Transport, transport),
+        Scope.extend(scope)
+      )
+      const end = Effect.suspend(() => {
+        sessions.delete(id)
+        admission.limits.remove(slot)
+        incoming.end()
+        return Scope.close(scope, Exit.void)
+      })
+      const events = Stream.concat(
+        Stream.make(Sse.endpoint(`${messagesPath}?sessionId=${id}`)),
+        Stream.fromQueue(outgoing).pipe(Stream.map((m) => Sse.event(undefined, m)))
+      )
+      const ticks = Stream.fromSchedule(Schedule.spaced(config.keepAlive)).pipe(Stream.as(Sse.keepAlive))
+      const body = Stream.merge(events, ticks, { haltStrategy: "left" }).pipe(Stream.ensuring(end))
+      return Replies.sse(body, Replies.sseHeaders)
+    })
+
+  const message = (request: Incoming) =>
+    Effect.gen(function*() {
+      const auth = yield* guard(request)
+      if (Either.isLeft(auth)) return auth.left
+      const id = new URL(request.url, "http://localhost").searchParams.get("sessionId")
+      const s = id === null ? undefined : sessions.get(id)
+      if (s === undefined) return Replies.sessionNotFound()
+      if (!Media.isJson(request.headers["content-type"])) return Replies.unsupportedMediaType
+      const parsed = yield* jsonBody(request)
+      if (Either.isLeft(parsed)) return parsed.left
+      s.incoming.push(Transport.frame(parsed.right, auth.right === undefined ? undefined : { auth: auth.right }))
+      return accepted
+    })
+
+  return { stream, message }
+}

@@ -1,0 +1,71 @@
+/**
+ * The @effect/platform adapter of the endpoint: a platform request as an `Incoming` (its body read under the body
+ * limit), a `Reply` as a platform response, and the routes as an `HttpRouter`.
+ */
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as BodyLimit from "../bodyLimit.js"
+import { BodyTooLarge, BodyUnreadable, type Incoming, type Reply } from "./exchange.js"
+import type { Route } from "./routes.js"
+
+/** Reads a platform request's body whole, refusing one larger than `limit` bytes. */
+const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+  Effect.gen(function*() {
+    const length = request.headers["content-length"]
+    if (BodyLimit.declaredTooLarge(length, limit)) return yield* new BodyTooLarge({ limit })
+    // A declared length is all the body can be: read it whole (reading it as a Stream costs far more per request).
+    if (length !== undefined && Number.isFinite(Number(length))) return yield* request.text
+    const body = BodyLimit.collector<Uint8Array>(limit)
+    yield* request.stream.pipe(
+      Stream.runForEach((chunk) => BodyLimit.add(body, chunk) ? Effect.void : new BodyTooLarge({ limit }))
+    )
+    if (BodyLimit.overLimit(body)) return yield* new BodyTooLarge({ limit })
+    const all = new Uint8Array(body.size)
+    let at = 0
+    for (const c of body.chunks) {
+      all.set(c, at)
+      at += c.length
+    }
+    return new TextDecoder().decode(all)
+  }).pipe(Effect.catchTag("RequestError", (e) => new BodyUnreadable({ cause: e })))
+
+/** A platform request as the endpoint reads it. */
+export const fromPlatform = (request: HttpServerRequest.HttpServerRequest): Incoming => ({
+  method: request.method,
+  url: request.url,
+  headers: request.headers,
+  remoteAddress: Option.getOrUndefined(request.remoteAddress),
+  readText: (limit) => readBody(request, limit)
+})
+
+/** A reply as a platform response. */
+export const toPlatform = (reply: Reply): HttpServerResponse.HttpServerResponse => {
+  const options = {
+    status: reply.status,
+    headers: reply.headers,
+    ...(reply.contentType === undefined ? {} : { contentType: reply.contentType })
+  }
+  return reply.body === undefined
+    ? HttpServerResponse.empty(options)
+    : typeof reply.body === "string"
+    ? HttpServerResponse.text(reply.body, options)
+    : HttpServerResponse.stream(reply.body, options)
+}
+
+/** The routes as a platform router. */
+export const router = (routes: ReadonlyArray<Route>): HttpRouter.HttpRouter =>
+  routes.reduce(
+    (router, route) =>
+      HttpRouter.route(route.method ?? "*")(
+        route.path as HttpRouter.PathInput,
+        Effect.flatMap(
+          HttpServerRequest.HttpServerRequest,
+          (request) => Effect.map(route.handle(fromPlatform(request)), toPlatform)
+        )
+      )(router),
+    HttpRouter.empty
+  )

@@ -1,0 +1,41 @@
+/**
+ * The checks every route makes before it reads a body: DNS-rebinding protection (the `Host` and `Origin` headers
+ * against their allow-lists) and authentication (the `authenticate` hook, answered 401/403 with a challenge).
+ */
+import type { Transport } from "@effect-mcp/core"
+import { McpError } from "@effect-mcp/schema"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Guards from "../guards.js"
+import * as Auth from "./auth.js"
+import { type Config, localHosts } from "./config.js"
+import type { Incoming, Reply } from "./exchange.js"
+import * as Metadata from "./metadata.js"
+import * as Replies from "./reply.js"
+
+/** Checks a request: its identity (undefined: anonymous), or the refusal to answer. */
+export type RequestGuard = (
+  request: Incoming
+) => Effect.Effect<Either.Either<Transport.AuthInfo | undefined, Reply>>
+
+const badHost = Replies.error(403, McpError.serverError("Forbidden: invalid Host header"))
+const badOrigin = Replies.error(403, McpError.serverError("Forbidden: invalid Origin header"))
+
+/** The guard of an endpoint. */
+export const make = (config: Config): RequestGuard => {
+  const { options } = config
+  const protect = options.dnsRebindingProtection ?? true
+  const allowedHosts = (options.allowedHosts ?? localHosts).map((h) => h.toLowerCase())
+  const metadataUrl = options.protectedResource === undefined ? undefined : Metadata.url(options.protectedResource)
+  const authenticate = options.authenticate
+  return (request) =>
+    Effect.gen(function*() {
+      if (protect && !Guards.hostAllowed(allowedHosts, request.headers["host"])) return Either.left(badHost)
+      if (protect && !Guards.originAllowed(localHosts, options.allowedOrigins, request.headers["origin"])) {
+        return Either.left(badOrigin)
+      }
+      if (authenticate === undefined) return Either.right(undefined)
+      const auth = yield* Effect.either(authenticate(request))
+      return Either.isLeft(auth) ? Either.left(Auth.challenge(auth.left, metadataUrl)) : Either.right(auth.right)
+    })
+}
