@@ -22,6 +22,7 @@ import * as Scope from "effect/Scope"
 import { ConnectionClosed } from "../Errors.js"
 import * as Transport from "../Transport.js"
 import * as FrameLimits from "./frameLimits.js"
+import { isRecord } from "./record.js"
 import * as Scoped from "./scoped.js"
 
 /** A progress update for one of our requests. */
@@ -128,8 +129,6 @@ interface Pending {
 }
 
 const internalError: JsonRpc.ErrorObject = { code: McpError.codes.InternalError, message: "Internal error" }
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Stops watching a request's caller for its end: the request is settled or its caller has its outcome. */
 const release = (entry: Pending): void => {

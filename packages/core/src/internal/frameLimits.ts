@@ -3,6 +3,7 @@
  * may be, and what a frame over them gets. Pure: the engine acts on the verdict.
  */
 import { Json, JsonRpc, McpError } from "@effect-mcp/schema"
+import { isRecord } from "./record.js"
 
 /**
  * The default bound on a frame's nesting (arrays and objects). Decoding a recursive type and formatting a value
@@ -22,8 +23,6 @@ export type Refusal =
   | { readonly _tag: "FailRequest"; readonly id: JsonRpc.RequestId | null; readonly reason: string }
   /** A notification: dropped. */
   | { readonly _tag: "Drop"; readonly reason: string }
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Whether a value looks like a response (an id and a result or an error, no method). */
 export const looksLikeResponse = (u: unknown): boolean =>
