@@ -581,6 +581,25 @@ describe("the peer's requests", () => {
       expect(errors[0]).toMatch(/^effect-mcp: a frame could not be handled .*thrown while building the handler/s)
       expect(errors[1]).toMatch(/^effect-mcp: a frame could not be handled .*thrown by a notification/s)
     }))
+
+  it.scoped("a response or a batch whose reading throws is logged and never answered, even with a readable id", () =>
+    Effect.gen(function*() {
+      const h = yield* harness()
+      // Reading `result` throws while the envelope is checked: the frame looks like a response (id 0) all the same.
+      const hostile = {
+        jsonrpc: "2.0",
+        id: 0,
+        get result(): unknown {
+          throw new Error("thrown while reading a response")
+        }
+      }
+      yield* h.push(hostile)
+      yield* h.push([{ jsonrpc: "2.0", id: 1, method: "ping" }, hostile])
+      expect(yield* h.settle("after")).toEqual([])
+      const errors = h.logged.filter((l) => l.level === "ERROR").map((l) => l.text)
+      expect(errors.length).toBeGreaterThan(0)
+      expect(errors.every((e) => e.startsWith("effect-mcp: a frame could not be handled"))).toBe(true)
+    }))
 })
 
 describe("the peer's notifications", () => {
