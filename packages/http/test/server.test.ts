@@ -88,9 +88,11 @@ describe("sessions", () => {
     Effect.gen(function*() {
       const { server, url } = yield* serve({ sessionIdleTimeout: "100 millis" })
       const { headers } = yield* openSession(url)
+      // Measured from before the last request went out: the server's idle time starts when it has handled it, which
+      // under load can be well before its answer reaches this client.
+      const idleSince = Date.now()
       const soon = yield* post(url, { jsonrpc: "2.0", id: 1, method: "ping" }, headers)
       expect(soon.status).toBe(200)
-      const idleSince = Date.now()
       // A request would keep the session alive, and nothing tells a client it was reaped: the server's count of
       // connections is polled (bounded) until the session is gone.
       yield* until("the session was reaped", () => server.stats().connections === 0)
