@@ -142,7 +142,7 @@ it.live(
         child.kill("SIGKILL")
       }
     }),
-  60_000
+  120_000
 )
 
 it.scopedLive(
@@ -169,5 +169,5 @@ it.scopedLive(
       expect(external, "the client's external memory while the line streamed in").toBeLessThan(ROOM)
       expect(heap, "the client's heap while the line streamed in").toBeLessThan(ROOM)
     }),
-  60_000
+  120_000
 )
