@@ -13,8 +13,7 @@ import type * as RequestContext from "../../RequestContext.js"
 import type * as Transport from "../../Transport.js"
 import type { Peer } from "../requestContextImpl.js"
 import { startPushes } from "./changes.js"
-import { admit, contextOf, encodeResult, metaOf, type Reply } from "./dispatch.js"
-import type { AnyHandler } from "./handler.js"
+import { admit, type Admitted, contextOf, encodeResult, metaOf, type Reply } from "./dispatch.js"
 import { invalidParams } from "./meta.js"
 import type { ChangeWatcher, McpServerService } from "./service.js"
 import type { SessionState } from "./state.js"
@@ -58,14 +57,7 @@ export const initialize = (session: SessionState & ChangeWatcher, request: JsonR
   })
 
 /** Runs an admitted request under the negotiated revision. */
-const run = (
-  session: SessionState,
-  request: JsonRpc.Request,
-  frame: Transport.Frame,
-  rev: Revision.Revision,
-  handler: AnyHandler,
-  params: unknown
-): Reply => {
+const run: Admitted = (session, request, frame, rev, handler, params) => {
   const ctx = contextOf(session, request, frame, rev, metaOf(params), session.peer)
   return Effect.flatMap(handler(session, params, ctx), (result) => encodeResult(request.method, rev, result))
 }

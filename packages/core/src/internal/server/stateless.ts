@@ -13,8 +13,7 @@ import * as Either from "effect/Either"
 import type * as RequestContext from "../../RequestContext.js"
 import type * as Transport from "../../Transport.js"
 import type { Peer } from "../requestContextImpl.js"
-import { admit, contextOf, encodeResult, metaOf, type Reply } from "./dispatch.js"
-import type { AnyHandler } from "./handler.js"
+import { admit, type Admitted, contextOf, encodeResult, metaOf, type Reply } from "./dispatch.js"
 import { invalidParams, metaKeys, methodNotFound, record, tasksExtension } from "./meta.js"
 import type { CacheableMethod } from "./service.js"
 import type { SessionState } from "./state.js"
@@ -128,14 +127,7 @@ const decorate = (session: SessionState, method: string, result: unknown): Recor
 }
 
 /** Runs an admitted request: its handler, given the answers gathered so far, replayed from its `requestState`. */
-const run = (
-  session: SessionState,
-  request: JsonRpc.Request,
-  frame: Transport.Frame,
-  rev: Revision.Revision,
-  handler: AnyHandler,
-  decoded: unknown
-): Reply => {
+const run: Admitted = (session, request, frame, rev, handler, decoded) => {
   const method = request.method
   const server = session.server
   const params = decoded as Record<string, unknown> | undefined
