@@ -1,5 +1,5 @@
-// Profiles our HTTP client (steady state, sequential, REV default 2025-11-25) against examples/everything --http,
-// to /tmp/http-client.cpuprofile. McpNodeHttpClient unless CLIENT=platform (McpHttpClient on undici).
+// Profiles our HTTP client (steady state, REV default 2025-11-25; CONC workers, default 1, each awaiting a
+// runPromise per call) against examples/everything --http, to /tmp/http-client.cpuprofile. McpNodeHttpClient unless CLIENT=platform (McpHttpClient on undici).
 import { McpClient } from "@effect-mcp/core"
 import { McpHttpClient, McpNodeHttpClient } from "@effect-mcp/http"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -19,13 +19,17 @@ const revision = process.env.REV ?? "2025-11-25"
 const context = await Effect.runPromise(Layer.buildWithScope(Layer.scoped(McpClient.McpClient, McpClient.make({ name: "p", version: "1", revision })).pipe(Layer.provide(process.env.CLIENT === "platform" ? McpHttpClient.layer({ url }).pipe(Layer.provide(NodeHttpClient.layerUndici)) : McpNodeHttpClient.layer({ url }))), scope))
 const client = Context.get(context, McpClient.McpClient)
 const N = Number(process.env.N ?? 2000)
-for (let i = 0; i < 300; i++) await Effect.runPromise(client.callTool("echo", { text: "hello" }))
+for (let i = 0; i < Number(process.env.WARM ?? 300); i++) await Effect.runPromise(client.callTool("echo", { text: "hello" }))
 const session = new Session(); session.connect()
-await session.post("Profiler.enable"); await session.post("Profiler.start")
+const prof = process.env.NOPROF === undefined
+if (prof) { await session.post("Profiler.enable"); await session.post("Profiler.start") }
 const cpu0 = process.cpuUsage(); const t0 = performance.now()
-for (let i = 0; i < N; i++) await Effect.runPromise(client.callTool("echo", { text: "hello" }))
+const CONC = Number(process.env.CONC ?? 1)
+let next = 0
+const worker = async () => { while (next++ < N) await Effect.runPromise(client.callTool("echo", { text: "hello" })) }
+await Promise.all(Array.from({ length: CONC }, worker))
 const ms = performance.now() - t0; const cpu = process.cpuUsage(cpu0)
-const { profile } = await session.post("Profiler.stop"); writeFileSync("/tmp/http-client.cpuprofile", JSON.stringify(profile))
+if (prof) { const { profile } = await session.post("Profiler.stop"); writeFileSync("/tmp/http-client.cpuprofile", JSON.stringify(profile)) }
 console.log(`${(N / ms * 1000).toFixed(0)} calls/s, client CPU ${((cpu.user + cpu.system) / N).toFixed(0)} µs/call`)
 await Effect.runPromise(Scope.close(scope, Exit.void))
 child.kill("SIGKILL")

@@ -97,8 +97,8 @@ describe("effect-mcp", () => {
   })
 
   it("call: arguments, result, JSON output, a progress bar on stderr", () => {
-    expect(cli("call", "echo", "--json", "{\"text\":\"hi\"}", ...stdio)).toMatchObject({ status: 0, stdout: "hi\n" })
-    const json = cli("call", http.url, "echo", "--json", "{\"text\":\"x\"}", "--output", "json")
+    expect(cli("call", "echo", "--args", "{\"text\":\"hi\"}", ...stdio)).toMatchObject({ status: 0, stdout: "hi\n" })
+    const json = cli("call", http.url, "echo", "-a", "{\"text\":\"x\"}", "--json")
     expect(json.status).toBe(0)
     expect(JSON.parse(json.stdout).content).toEqual([{ type: "text", text: "x" }])
     const progress = cli("call", "test_tool_with_progress", ...stdio)
@@ -110,10 +110,23 @@ describe("effect-mcp", () => {
   it("exit codes: tool error 1, usage 2, unreachable 3, protocol error 4", () => {
     const toolError = cli("call", "test_error_handling", ...stdio)
     expect(toolError.status).toBe(1)
-    expect(toolError.stdout).toMatch(/intentionally returns an error/)
+    // An error result is an error: on stderr, marked, and nothing on stdout.
+    expect(toolError.stdout).toBe("")
+    expect(toolError.stderr).toMatch(
+      /^error: test_error_handling answered an error:\nThis tool intentionally returns an error/
+    )
+    // As JSON it is the result on stdout (its isError says what it is), the same status, and the mark on stderr.
+    const toolErrorJson = cli("call", "test_error_handling", "--json", ...stdio)
+    expect(toolErrorJson.status).toBe(1)
+    expect(JSON.parse(toolErrorJson.stdout)).toMatchObject({ isError: true })
+    expect(toolErrorJson.stderr).toMatch(/^error: test_error_handling answered an error:/)
     expect(cli("call", ...stdio).status).toBe(2)
     expect(cli("frobnicate").status).toBe(2)
-    expect(cli("call", "echo", "--json", "[1]", ...stdio).status).toBe(2)
+    expect(cli("call", "echo", "--args", "[1]", ...stdio).status).toBe(2)
+    // The arguments' old place (`--json '{...}'`, now the output switch) is a usage error that says where they go.
+    const moved = cli("call", "echo", "--json", "{\"text\":\"hi\"}", ...stdio)
+    expect(moved.status).toBe(2)
+    expect(moved.stderr).toMatch(/arguments go in --args \(-a\)/)
     expect(cli("inspect", "not-a-url").status).toBe(2)
     const down = cli("inspect", "http://127.0.0.1:1/mcp")
     expect(down.status).toBe(3)
@@ -152,6 +165,33 @@ describe("effect-mcp", () => {
     }
   })
 
+  it("colour only on a terminal: none when piped or with NO_COLOR, help included", () => {
+    const escape = "\x1b["
+    const piped = (...args: Array<string>) => {
+      const { NO_COLOR: _, ...env } = process.env
+      return spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 30_000, env })
+    }
+    const help = piped("--help")
+    expect(help.status).toBe(0)
+    expect(help.stdout).toMatch(/^effect-mcp\n/)
+    expect(help.stdout).not.toContain(escape)
+    expect(piped("inspect", ...stdio).stdout).not.toContain(escape)
+    expect(piped("call", "test_error_handling", ...stdio).stderr).not.toContain(escape)
+  })
+
+  // `script` (util-linux) runs the command on a pseudo-terminal, as a person's shell would.
+  it.skipIf(spawnSync("script", ["--version"]).status !== 0)("colour on a terminal, unless NO_COLOR is set", () => {
+    const onTerminal = (env: NodeJS.ProcessEnv) =>
+      spawnSync("script", ["-qec", `"${process.execPath}" "${bin}" --help`, "/dev/null"], {
+        encoding: "utf8",
+        timeout: 30_000,
+        env
+      }).stdout
+    const { NO_COLOR: _, ...colour } = process.env
+    expect(onTerminal(colour)).toContain("\x1b[")
+    expect(onTerminal({ ...colour, NO_COLOR: "1" })).not.toContain("\x1b[")
+  })
+
   it("read and prompt", () => {
     expect(cli("read", "test://static-text", ...stdio)).toMatchObject({
       status: 0,
@@ -166,9 +206,9 @@ describe("effect-mcp", () => {
 
   it("Ctrl-C cancels the call in flight: the server sees notifications/cancelled", async () => {
     const cancelled = () =>
-      JSON.parse(cli("call", scenarioHttp.url, "cancellations", "--output", "json").stdout).structuredContent.cancelled
+      JSON.parse(cli("call", scenarioHttp.url, "cancellations", "--json").stdout).structuredContent.cancelled
     const before = cancelled()
-    const run = await interrupt(["call", scenarioHttp.url, "count", "--json", "{\"to\":100,\"delayMs\":100}"], /1\/100/)
+    const run = await interrupt(["call", scenarioHttp.url, "count", "--args", "{\"to\":100,\"delayMs\":100}"], /1\/100/)
     expect(run.status).toBe(130)
     const wait = await interrupt(["call", scenarioHttp.url, "wait"], /waiting until cancelled/)
     expect(wait.status).toBe(130)

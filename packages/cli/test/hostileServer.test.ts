@@ -50,7 +50,7 @@ describe("a hostile server under effect-mcp call", () => {
       const out = await run([
         "call",
         "hostile",
-        "--json",
+        "--args",
         "{\"case\":0}",
         "--",
         process.execPath,

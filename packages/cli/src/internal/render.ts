@@ -1,13 +1,17 @@
 /** Rendering for people: aligned sections, content blocks, a progress bar. */
 import type { Mcp } from "@effect-mcp/schema"
-
-const tty = (stream: NodeJS.WriteStream) => stream.isTTY === true && process.env.NO_COLOR === undefined
+import { styled as tty } from "./terminal.js"
 
 /** Bold text when stdout is a terminal. */
 export const bold = (s: string): string => (tty(process.stdout) ? `\x1b[1m${s}\x1b[22m` : s)
 
 /** Dim text when stdout is a terminal. */
 export const dim = (s: string): string => (tty(process.stdout) ? `\x1b[2m${s}\x1b[22m` : s)
+
+/** Text marked as an error (bold red) when stderr is a terminal; on stderr it reads "error: ..." either way. */
+export const errorMark = (
+  s: string
+): string => (tty(process.stderr) ? `\x1b[1;31merror:\x1b[22;39m ${s}` : `error: ${s}`)
 
 /** A titled section: the title, then its lines indented (or "(none)"). */
 export const section = (title: string, lines: ReadonlyArray<string>): string =>
