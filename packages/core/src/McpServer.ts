@@ -1,19 +1,19 @@
 /**
  * McpServer: the registry of a server's tools, resources, templates and prompts, the Layers that
  * register definitions into it (composition is `Layer.merge`), and `serve`, which runs one
- * connection's session over the current Transport.
+ * connection's session over the current Transport (`connectWith` and `track` are for transports).
  */
 import type { Mcp } from "@effect-mcp/schema"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as PubSub from "effect/PubSub"
-import * as Scope from "effect/Scope"
+import type * as Scope from "effect/Scope"
 import * as Engine from "./internal/engine.js"
 import * as RequestState from "./internal/requestState.js"
 import * as Scoped from "./internal/scoped.js"
 import { tasksExtension } from "./internal/server/meta.js"
+import { RuntimeId, ServerRuntime } from "./internal/server/runtime.js"
 import type {
   CacheableMethod,
   ChangeWatcher,
@@ -44,28 +44,20 @@ export const defaultMaxBatchSize = Engine.defaultMaxBatchSize
 export class McpServer extends Context.Tag("@effect-mcp/core/McpServer")<McpServer, McpServerService>() {}
 
 /**
- * A server's registry. Its operations are bound functions (destructuring them works); the hubs and the task store are
- * made on first use, behind accessors, in an object of fast properties (accessors in an object literal would make it
- * a dictionary), so a server that uses none of them holds a few fields for them.
+ * A server's registry. Its operations are bound functions (destructuring them works), in an object of fast
+ * properties; what its connections share beyond it is its runtime (internal/server/runtime.ts), held under
+ * `RuntimeId`, an own property that a spread of the registry copies.
  */
 class Registry implements McpServerService {
   readonly info: Mcp.Implementation
-  #changes: PubSub.PubSub<ListKind> | undefined
-  #updates: PubSub.PubSub<string> | undefined
-  #tasks: TaskStore.TaskStore | undefined
   readonly #tools = new Map<string, Tool.Tool>()
   readonly #resources = new Map<string, Resource.Resource>()
   readonly #templates = new Map<string, Resource.Template>()
   readonly #prompts = new Map<string, Prompt.Prompt>()
-  #connections: Set<ConnectionCounts> | undefined
-  #watchers: Set<ChangeWatcher> | undefined
   #capabilities: Mcp.ServerCapabilities | undefined
+  readonly [RuntimeId]: ServerRuntime
 
-  constructor(
-    readonly options: Options,
-    readonly requestState: RequestState.Signer,
-    private readonly scope: Scope.Scope
-  ) {
+  constructor(readonly options: Options, runtime: ServerRuntime) {
     const { description, icons, name, title, version, websiteUrl } = options
     this.info = {
       name,
@@ -75,48 +67,12 @@ class Registry implements McpServerService {
       ...(websiteUrl === undefined ? {} : { websiteUrl }),
       ...(icons === undefined ? {} : { icons })
     }
-    Object.defineProperties(this, Registry.#lazy)
+    this[RuntimeId] = runtime
   }
-
-  /**
-   * The hubs and the task store, made on first use: own accessor properties (defined once per registry, sharing their
-   * functions), so that a spread of the service (`{ ...server, track }`) copies them, as it copies everything else.
-   */
-  static readonly #lazy: PropertyDescriptorMap = {
-    changes: {
-      enumerable: true,
-      get(this: Registry) {
-        return (this.#changes ??= Effect.runSync(PubSub.unbounded<ListKind>()))
-      }
-    },
-    resourceUpdates: {
-      enumerable: true,
-      get(this: Registry) {
-        return (this.#updates ??= Effect.runSync(PubSub.unbounded<string>()))
-      }
-    },
-    tasks: {
-      enumerable: true,
-      get(this: Registry) {
-        const { tasks } = this.options
-        return (this.#tasks ??= Effect.runSync(Scope.extend(
-          TaskStore.make({
-            pollInterval: Duration.toMillis(tasks?.pollInterval ?? Duration.seconds(1)),
-            maxTtl: Duration.toMillis(tasks?.maxTtl ?? Duration.hours(1))
-          }),
-          this.scope
-        )))
-      }
-    }
-  }
-  declare readonly changes: PubSub.PubSub<ListKind>
-  declare readonly resourceUpdates: PubSub.PubSub<string>
-  declare readonly tasks: TaskStore.TaskStore
 
   #changed(kind: ListKind): Effect.Effect<void> {
     this.#capabilities = undefined
-    if (this.#watchers !== undefined) { for (const watcher of this.#watchers) watcher.listChanged(kind) }
-    return this.#changes === undefined ? Effect.void : Effect.asVoid(PubSub.publish(this.#changes, kind))
+    return this[RuntimeId].listChanged(kind)
   }
 
   #put<A>(map: Map<string, A>, key: string, value: A, kind: ListKind): Effect.Effect<void> {
@@ -166,44 +122,22 @@ class Registry implements McpServerService {
   readonly prompts = () => [...this.#prompts.values()]
   readonly prompt = (n: string) => this.#prompts.get(n)
   readonly capabilities = (): Mcp.ServerCapabilities => (this.#capabilities ??= this.#derive())
-  readonly notifyResourceUpdated = (uri: string) =>
-    Effect.suspend(() => {
-      if (this.#watchers !== undefined) { for (const watcher of this.#watchers) watcher.resourceUpdated(uri) }
-      return this.#updates === undefined ? Effect.void : Effect.asVoid(PubSub.publish(this.#updates, uri))
-    })
-  readonly watch = (watcher: ChangeWatcher) =>
-    Scoped.acquireSync(() => {
-      ;(this.#watchers ??= new Set()).add(watcher)
-    }, () => {
-      this.#watchers?.delete(watcher)
-    })
-  readonly stats = (): ServerStats => {
-    let live = 0
-    let inFlight = 0
-    let pending = 0
-    if (this.#connections !== undefined) {
-      for (const c of this.#connections) {
-        if (c.isClosed?.() === true) continue
-        live++
-        inFlight += c.inFlight()
-        pending += c.pending()
-      }
-    }
-    return { connections: live, inFlight, pending }
-  }
-  readonly track = (connection: ConnectionCounts) =>
-    Scoped.acquireSync(() => {
-      ;(this.#connections ??= new Set()).add(connection)
-    }, () => {
-      this.#connections?.delete(connection)
-    })
+  readonly notifyResourceUpdated = (uri: string) => Effect.suspend(() => this[RuntimeId].resourceUpdated(uri))
+  readonly stats = (): ServerStats => this[RuntimeId].stats()
 }
 
 /** Makes a server registry (its tasks run in the given scope). */
 export const make = (options: Options): Effect.Effect<McpServerService, never, Scope.Scope> =>
   Effect.map(
-    Effect.scope,
-    (scope) => new Registry(options, RequestState.make(options.requestStateKey, options.requestStateMaxAge), scope)
+    TaskStore.make({
+      pollInterval: Duration.toMillis(options.tasks?.pollInterval ?? Duration.seconds(1)),
+      maxTtl: Duration.toMillis(options.tasks?.maxTtl ?? Duration.hours(1))
+    }),
+    (tasks) =>
+      new Registry(
+        options,
+        new ServerRuntime(RequestState.make(options.requestStateKey, options.requestStateMaxAge), tasks)
+      )
   )
 
 /** A server registry as a Layer. */
@@ -275,16 +209,6 @@ export const prompt = <
 
 const renamed = (server: McpServerService, prefix: string): McpServerService => ({
   ...server,
-  // Forwarded, not copied: a spread would evaluate these accessors and so make the hubs and the task store now.
-  get changes() {
-    return server.changes
-  },
-  get resourceUpdates() {
-    return server.resourceUpdates
-  },
-  get tasks() {
-    return server.tasks
-  },
   addTool: (t) => server.addTool({ ...t, descriptor: { ...t.descriptor, name: prefix + t.descriptor.name } }),
   removeTool: (n) => server.removeTool(prefix + n),
   addPrompt: (p) => server.addPrompt({ ...p, descriptor: { ...p.descriptor, name: prefix + p.descriptor.name } }),
@@ -299,15 +223,38 @@ export const prefixed = (prefix: string) => <A, E, R>(self: Layer.Layer<A, E, R>
 export interface Connection {
   /** Completes when the connection has ended (the peer went away, or the scope closed). */
   readonly closed: Effect.Effect<void>
+  /** For transports: the connection's live counts (e.g. to tell whether an HTTP session is idle). */
+  readonly counts: ConnectionCounts
 }
+
+/** For transports: how `connectWith` serves a connection. */
+export interface ConnectOptions {
+  /**
+   * Whether the connection counts as one in the server's `stats` (default true). A transport that carries many
+   * peers' requests on one connection says false and counts each request with `track` instead.
+   */
+  readonly counted?: boolean
+}
+
+/** For transports: `connect`, with options. */
+export const connectWith = (
+  options: ConnectOptions
+): Effect.Effect<Connection, never, McpServer | Transport.Transport | Scope.Scope> =>
+  Effect.flatMap(
+    McpServer,
+    (server) =>
+      Effect.map(
+        ServerSession.make(server, options.counted ?? true),
+        (session) => ({ closed: session.closed, counts: session.counts })
+      )
+  )
 
 /**
  * Starts serving one connection over the current Transport, in the current scope, and returns at once: the
  * session needs no fiber of its own while it waits for frames. It ends when the peer goes away or the scope closes.
  */
-export const connect: Effect.Effect<Connection, never, McpServer | Transport.Transport | Scope.Scope> = Effect.flatMap(
-  McpServer,
-  (server) => Effect.map(ServerSession.make(server), (session) => ({ closed: session.closed }))
+export const connect: Effect.Effect<Connection, never, McpServer | Transport.Transport | Scope.Scope> = connectWith(
+  {}
 )
 
 /** Serves one connection over the current Transport until it ends (or the scope closes). */
@@ -315,3 +262,9 @@ export const serve: Effect.Effect<void, never, McpServer | Transport.Transport |
   connect,
   (connection) => connection.closed
 )
+
+/** For transports: counts something (e.g. one request in flight) as a connection in `stats` until the scope closes. */
+export const track = (
+  server: McpServerService,
+  counts: ConnectionCounts
+): Effect.Effect<void, never, Scope.Scope> => server[RuntimeId].track(counts)

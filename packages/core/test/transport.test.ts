@@ -12,6 +12,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
+import { RuntimeId } from "../src/internal/server/runtime.js"
 
 const Echo = McpServer.tool({
   name: "echo",
@@ -203,10 +204,14 @@ describe("services as values", () => {
       expect(calls).toEqual(["echo"])
       const registry = Context.get(context, McpServer.McpServer)
       const { addTool, tools } = registry
-      const copy: McpServer.McpServerService = { ...registry, track: () => Effect.void }
-      expect(copy.tasks.size()).toBe(0)
-      expect(copy.changes).toBe(registry.changes)
+      // A decorated registry keeps the runtime its connections share (moved from the registry's own accessors to
+      // internal/server/runtime.ts): the same task store and hubs.
+      const copy: McpServer.McpServerService = { ...registry, notifyResourceUpdated: () => Effect.void }
+      expect(copy[RuntimeId]).toBe(registry[RuntimeId])
+      expect(copy[RuntimeId].tasks.size()).toBe(0)
+      const changes = yield* copy[RuntimeId].subscribeChanges()
       yield* addTool({ ...tools()[0]!, descriptor: { ...tools()[0]!.descriptor, name: "echo2" } })
       expect(copy.tools().map((t) => t.descriptor.name)).toEqual(["echo", "echo2"])
+      expect(yield* Queue.take(changes)).toBe("tools")
     }))
 })

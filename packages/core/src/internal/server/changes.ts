@@ -24,7 +24,7 @@ export const debounceOf = (server: McpServerService): Duration.DurationInput =>
 
 /** Makes the session the server's change watcher until its connection ends (started by `initialize`). */
 export const startPushes = (session: SessionState & ChangeWatcher): Effect.Effect<void> =>
-  session.server.watch(session).pipe(Scope.extend(session.scope))
+  session.runtime.watch(session).pipe(Scope.extend(session.scope))
 
 /** Records a change; changes within the debounce of the first one go out as one notification per list. */
 export const listChanged = (session: SessionState, kind: ListKind): void => {

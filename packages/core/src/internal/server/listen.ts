@@ -4,7 +4,6 @@
  * request's id, until the request is cancelled.
  */
 import * as Effect from "effect/Effect"
-import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import { debounceOf, listChangedMethod } from "./changes.js"
 import type { Handler } from "./handler.js"
@@ -38,8 +37,8 @@ export const listen: Handler<"subscriptions/listen"> = (session, params, ctx) =>
     const meta = { [metaKeys.subscriptionId]: ctx.requestId }
     const rev = ctx.revision
     const debounce = debounceOf(server)
-    const changes = yield* PubSub.subscribe(server.changes)
-    const updates = yield* PubSub.subscribe(server.resourceUpdates)
+    const changes = yield* session.runtime.subscribeChanges()
+    const updates = yield* session.runtime.subscribeUpdates()
     yield* session.notify("notifications/subscriptions/acknowledged", rev, { _meta: meta, notifications: ack }, id)
     const lists = Stream.fromQueue(changes).pipe(
       Stream.filter((kind) => ack[`${kind}ListChanged`] === true),

@@ -1,18 +1,16 @@
 /**
- * The server service's types: the registry every session reads (`McpServerService`), its options, and what a
- * connection gives it (a change watcher, its live counts). Here rather than in McpServer.ts so that the session's
- * modules and McpServer.ts import them without importing each other; McpServer.ts re-exports every one of them.
+ * The server service's types: the registry a user holds and every session reads (`McpServerService`), its options,
+ * and what a connection gives the server's runtime (runtime.ts: a change watcher, its live counts). Here rather than
+ * in McpServer.ts so that the session's modules and McpServer.ts import them without importing each other;
+ * McpServer.ts re-exports every one of them.
  */
 import type { Mcp } from "@effect-mcp/schema"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
-import type * as PubSub from "effect/PubSub"
-import type * as Scope from "effect/Scope"
 import type * as Prompt from "../../Prompt.js"
 import type * as Resource from "../../Resource.js"
 import type * as Tool from "../../Tool.js"
-import type * as RequestState from "../requestState.js"
-import type * as TaskStore from "../taskStore.js"
+import { RuntimeId, type ServerRuntime } from "./runtime.js"
 
 /** The methods whose 2026-07-28 results carry cache hints. */
 export type CacheableMethod =
@@ -80,7 +78,7 @@ export interface Options {
   }
 }
 
-/** A server's registry and settings. */
+/** A server's registry and settings: what a user adds to, reads and watches the health of. */
 export interface McpServerService {
   /** The server's settings. */
   readonly options: Options
@@ -120,23 +118,10 @@ export interface McpServerService {
   readonly capabilities: () => Mcp.ServerCapabilities
   /** Tells subscribed clients that a resource changed. */
   readonly notifyResourceUpdated: (uri: string) => Effect.Effect<void>
-  /** Every change of a list. */
-  readonly changes: PubSub.PubSub<ListKind>
-  /** Signs and verifies multi-round-trip `requestState` (one key per server, shared by every connection). */
-  readonly requestState: RequestState.Signer
-  /** Every resource update. */
-  readonly resourceUpdates: PubSub.PubSub<string>
-  /**
-   * Calls the watcher, synchronously, on every list change and resource update until the scope closes. A
-   * connection watches this way so that an idle one holds no fiber and no subscription.
-   */
-  readonly watch: (watcher: ChangeWatcher) => Effect.Effect<void, never, Scope.Scope>
-  /** Every task of every connection (tasks outlive the stateless request that created them). */
-  readonly tasks: TaskStore.TaskStore
-  /** What the server is doing now, over every live connection. */
+  /** What the server is doing now, over every live connection (for health checks, metrics and leak tests). */
   readonly stats: () => ServerStats
-  /** Counts a connection in `stats` until the scope closes (each connection's session does this). */
-  readonly track: (connection: ConnectionCounts) => Effect.Effect<void, never, Scope.Scope>
+  /** Internal: what the server's connections share (counts, hubs, tasks); a spread of the registry keeps it. */
+  readonly [RuntimeId]: ServerRuntime
 }
 
 /** What a connection does when the server changes: it must only record or schedule work, never block or throw. */

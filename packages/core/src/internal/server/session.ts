@@ -18,6 +18,7 @@ import * as Scoped from "../scoped.js"
 import * as Changes from "./changes.js"
 import * as Handshake from "./handshake.js"
 import { requestedRevision } from "./meta.js"
+import { RuntimeId, type ServerRuntime } from "./runtime.js"
 import type { ChangeWatcher, ConnectionCounts, ListKind, McpServerService } from "./service.js"
 import type { SessionState } from "./state.js"
 import * as Stateless from "./stateless.js"
@@ -26,10 +27,9 @@ import * as Stateless from "./stateless.js"
 export interface ServerSession {
   readonly engine: Engine.Engine
   readonly closed: Effect.Effect<void>
+  /** The connection's live counts. */
+  readonly counts: ConnectionCounts
 }
-
-/** Each handshake session's owner of tasks in the server's store (a counter: the store is the server's own). */
-let sessionCount = 0
 
 /**
  * One connection's session: its state as fields and its operations on the prototype, with the method handlers in a
@@ -49,11 +49,14 @@ class Session implements SessionState, Engine.Handlers<McpError.McpError>, Chang
   subscriptions: Set<string> | undefined = undefined
   changedKinds: Set<ListKind> | undefined = undefined
   flushDue = false
-  readonly taskOwner = `session:${++sessionCount}`
+  readonly runtime: ServerRuntime
+  readonly taskOwner: string
   readonly peer: Peer = new Handshake.HandshakePeer(this)
 
   constructor(readonly server: McpServerService) {
     this.serverCapabilities = server.capabilities()
+    this.runtime = server[RuntimeId]
+    this.taskOwner = this.runtime.nextTaskOwner()
   }
 
   // ---------- the owner of its requests ----------
@@ -134,15 +137,17 @@ class Session implements SessionState, Engine.Handlers<McpError.McpError>, Chang
   }
 }
 
-/** Starts a session over the current transport. */
+/** Starts a session over the current transport, counted in the server's `stats` unless `counted` is false. */
 export const make = (
-  server: McpServerService
+  server: McpServerService,
+  counted: boolean
 ): Effect.Effect<ServerSession, never, Transport.Transport | Scope.Scope> =>
   Effect.gen(function*() {
     const session = new Session(server)
+    const runtime = session.runtime
     session.scope = yield* Effect.scope
     // Tasks live in the server's store; a handshake session owns its tasks, which end with it.
-    yield* Scoped.onClose(Effect.suspend(() => server.tasks.release(session.taskOwner)))
+    yield* Scoped.onClose(Effect.suspend(() => runtime.tasks.release(session.taskOwner)))
     const { concurrency, maxBatchSize, maxDepth } = server.options
     session.engine = yield* Engine.make(session, {
       ...(concurrency === undefined ? {} : { concurrency }),
@@ -150,6 +155,6 @@ export const make = (
       ...(maxBatchSize === undefined ? {} : { maxBatchSize })
     })
     const engine = session.engine
-    yield* server.track(session)
-    return { engine, closed: engine.closed }
+    if (counted) yield* runtime.track(session)
+    return { engine, closed: engine.closed, counts: session }
   })

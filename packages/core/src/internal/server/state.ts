@@ -10,6 +10,7 @@ import type * as Scope from "effect/Scope"
 import type * as RequestContext from "../../RequestContext.js"
 import type * as Engine from "../engine.js"
 import type { Owner, Peer } from "../requestContextImpl.js"
+import type { ServerRuntime } from "./runtime.js"
 import type { ListKind, McpServerService } from "./service.js"
 
 /** The state of one connection's session. */
@@ -23,6 +24,8 @@ export interface SessionState extends Owner {
   ) => Effect.Effect<void>
   /** The server's registry and settings. */
   readonly server: McpServerService
+  /** What the server's connections share: its watchers, hubs, task store and request-state signer. */
+  readonly runtime: ServerRuntime
   /** The connection's engine. */
   readonly engine: Engine.Engine
   /** The connection's scope. */

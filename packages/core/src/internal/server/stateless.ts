@@ -129,7 +129,6 @@ const decorate = (session: SessionState, method: string, result: unknown): Recor
 /** Runs an admitted request: its handler, given the answers gathered so far, replayed from its `requestState`. */
 const run: Admitted = (session, request, frame, rev, handler, decoded) => {
   const method = request.method
-  const server = session.server
   const params = decoded as Record<string, unknown> | undefined
   const meta = metaOf(params)
   const target = String(params?.name ?? params?.uri ?? "")
@@ -142,7 +141,7 @@ const run: Admitted = (session, request, frame, rev, handler, decoded) => {
         const pending = Chunk.findFirst(Cause.defects(cause), (d): d is InputRequired => d instanceof InputRequired)
         if (pending._tag === "None") return Effect.failCause(cause)
         return Effect.map(
-          server.requestState.sign({ method, target, answers }),
+          session.runtime.requestState.sign({ method, target, answers }),
           (requestState): unknown => ({
             resultType: "input_required",
             inputRequests: { [pending.value.key]: pending.value.request },
@@ -156,7 +155,7 @@ const run: Admitted = (session, request, frame, rev, handler, decoded) => {
   const responses = params?.inputResponses === undefined ? noAnswers : record(params.inputResponses)
   if (typeof params?.requestState !== "string") return withAnswers(responses)
   return Effect.flatMap(
-    server.requestState.verify(params.requestState),
+    session.runtime.requestState.verify(params.requestState),
     (state) =>
       state === undefined || state.method !== method || state.target !== target
         ? Effect.fail(invalidParams("Invalid requestState: it was not issued by this server for this request"))

@@ -29,7 +29,7 @@ export const startTask = (
   ttl: number | undefined
 ): Effect.Effect<Mcp.Task> => {
   const rev = ctx.revision
-  return session.server.tasks.start(run, {
+  return session.runtime.tasks.start(run, {
     owner: ownerOf(session, ctx),
     ttl,
     onStatus: (task) =>
@@ -38,7 +38,7 @@ export const startTask = (
 }
 
 const findTask = (session: SessionState, params: { readonly taskId: string }, ctx: RequestContextImpl) =>
-  session.server.tasks.find(ownerOf(session, ctx), params.taskId)
+  session.runtime.tasks.find(ownerOf(session, ctx), params.taskId)
 
 const withRelated = (result: Mcp.CallToolResult, taskId: string): Mcp.CallToolResult => ({
   ...result,
@@ -57,7 +57,7 @@ const outcomeOf = (entry: TaskStore.TaskEntry): Effect.Effect<Mcp.CallToolResult
 const cancelTask = (session: SessionState, params: { readonly taskId: string }, ctx: RequestContextImpl) =>
   Effect.flatMap(
     findTask(session, params, ctx),
-    (entry) => session.server.tasks.cancel(entry, "Cancelled by the client")
+    (entry) => session.runtime.tasks.cancel(entry, "Cancelled by the client")
   )
 
 /** The task methods of the method table (2025-11-25 on), but `tasks/list`. */

@@ -111,22 +111,15 @@ export const make = (deps: Deps): Effect.Effect<Sessions, never, Scope.Scope> =>
           return Either.left(refused)
         }
         sessions.set(id, session)
-        // The connection's counts tell the session limits whether it is idle.
-        const tracked: McpServer.McpServerService = {
-          ...server,
-          track: (counts) =>
-            Effect.suspend(() => {
-              session.counts = counts
-              return server.track(counts)
-            })
-        }
         // Served in the session's scope with no fiber of its own; the session ends with `close` (a DELETE, the
         // idle reaper, the session limits, or the server's shutdown), which ends its inbound and closes its scope.
-        yield* McpServer.connect.pipe(
-          Effect.provideService(McpServer.McpServer, tracked),
+        const connection = yield* McpServer.connect.pipe(
+          Effect.provideService(McpServer.McpServer, server),
           Effect.provideService(Transport.Transport, transport),
           Scope.extend(scope)
         )
+        // The connection's counts tell the session limits whether it is idle.
+        session.counts = connection.counts
         return Either.right(session)
       })
 

@@ -101,8 +101,9 @@ export const make = (
     })
     // The connection is not one of the server's stats: each request counts as one while it waits.
     const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
-    yield* McpServer.serve.pipe(
-      Effect.provideService(McpServer.McpServer, { ...server, track: () => Effect.void }),
+    yield* McpServer.connectWith({ counted: false }).pipe(
+      Effect.flatMap((connection) => connection.closed),
+      Effect.provideService(McpServer.McpServer, server),
       Effect.provideService(Transport.Transport, transport),
       Scope.extend(scope),
       Effect.ensuring(unanswered),
@@ -131,7 +132,7 @@ export const make = (
         routes.set(wireId, { stream, clientId: requestId, as })
         // Counted as a connection of the server while it waits for its response.
         const counted = yield* Scope.make()
-        yield* server.track({ inFlight: () => (routes.has(wireId) ? 1 : 0), pending: () => 0 }).pipe(
+        yield* McpServer.track(server, { inFlight: () => (routes.has(wireId) ? 1 : 0), pending: () => 0 }).pipe(
           Scope.extend(counted)
         )
         // When the answer ends before the response (the client went away), the request is cancelled.
