@@ -89,9 +89,15 @@ class Store implements TaskStore {
     return (this.#entries ??= new Map())
   }
 
-  /** The map holding each task's fiber, its run and then (once settled) its expiry; made synchronously in the scope. */
-  #fiberMap(): FiberMap.FiberMap<string> {
-    return (this.#fibers ??= Effect.runSync(Scope.extend(FiberMap.make<string>(), this.scope)))
+  /**
+   * The map holding each task's fiber, its run and then (once settled) its expiry: made in the store's scope with the
+   * first task (docs/benchmarks.md, "Where the memory goes": a server that runs no task holds no fiber map). Of two
+   * made at once, the first is kept; the other stays empty until the scope closes it.
+   */
+  #fiberMap(): Effect.Effect<FiberMap.FiberMap<string>> {
+    return this.#fibers !== undefined
+      ? Effect.succeed(this.#fibers)
+      : Effect.map(Scope.extend(FiberMap.make<string>(), this.scope), (made) => (this.#fibers ??= made))
   }
 
   #update(entry: TaskEntry, status: Mcp.TaskStatus, onStatus: StartOptions["onStatus"], message?: string) {
@@ -111,8 +117,10 @@ class Store implements TaskStore {
   #forget(taskId: string) {
     return Effect.suspend(() => {
       this.#entries?.delete(taskId)
-      const fibers = this.#fiberMap()
-      return Effect.zipRight(FiberMap.remove(fibers, running(taskId)), FiberMap.remove(fibers, expiry(taskId)))
+      return Effect.flatMap(
+        this.#fiberMap(),
+        (fibers) => Effect.zipRight(FiberMap.remove(fibers, running(taskId)), FiberMap.remove(fibers, expiry(taskId)))
+      )
     })
   }
 
@@ -121,14 +129,15 @@ class Store implements TaskStore {
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const ttl = entry.task.ttl ?? this.options.maxTtl
       const left = Math.max(0, Date.parse(entry.task.createdAt) + ttl - now)
-      return FiberMap.run(
-        this.#fiberMap(),
-        expiry(entry.task.taskId),
-        Effect.zipRight(
-          Effect.sleep(Duration.millis(left)),
-          Effect.sync(() => this.#entries?.delete(entry.task.taskId))
-        )
-      )
+      return Effect.flatMap(this.#fiberMap(), (fibers) =>
+        FiberMap.run(
+          fibers,
+          expiry(entry.task.taskId),
+          Effect.zipRight(
+            Effect.sleep(Duration.millis(left)),
+            Effect.sync(() => this.#entries?.delete(entry.task.taskId))
+          )
+        ))
     })
   }
 
@@ -173,7 +182,7 @@ class Store implements TaskStore {
           yield* Deferred.succeed(entry.outcome, outcome)
           if (store.#entries?.get(taskId) === entry) yield* store.#expire(entry)
         })
-      yield* FiberMap.run(store.#fiberMap(), running(taskId), Effect.onExit(Effect.interruptible(run), settle))
+      yield* FiberMap.run(yield* store.#fiberMap(), running(taskId), Effect.onExit(Effect.interruptible(run), settle))
       return entry.task
     })
   }
@@ -192,7 +201,7 @@ class Store implements TaskStore {
         return yield* invalidParams(`Task ${entry.task.taskId} is already ${entry.task.status}`)
       }
       yield* store.#update(entry, "cancelled", store.#onStatus?.get(entry) ?? (() => Effect.void), statusMessage)
-      yield* FiberMap.remove(store.#fiberMap(), running(entry.task.taskId))
+      yield* FiberMap.remove(yield* store.#fiberMap(), running(entry.task.taskId))
       return entry.task
     })
   }
