@@ -8,7 +8,6 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as FiberId from "effect/FiberId"
 import type * as RequestContext from "../../RequestContext.js"
 import type * as Transport from "../../Transport.js"
 import type { Peer } from "../requestContextImpl.js"
@@ -83,16 +82,24 @@ export const initialized = (session: SessionState): Effect.Effect<void> =>
     return waiting === undefined ? Effect.void : Effect.asVoid(Deferred.succeed(waiting, undefined))
   })
 
+/** The Deferred that `notifications/initialized` completes, made for the first request that waits for it. */
+const whenInitialized = (session: SessionState): Effect.Effect<Deferred.Deferred<void>> =>
+  session.whenInitialized !== undefined
+    ? Effect.succeed(session.whenInitialized)
+    : Effect.map(Deferred.make<void>(), (made) => (session.whenInitialized ??= made))
+
 /** Waits, up to the request timeout, for `notifications/initialized`. */
 const awaitInitialized = (session: SessionState): Effect.Effect<void, McpError.McpError> => {
   if (session.initialized) return Effect.void
-  const deferred = (session.whenInitialized ??= Deferred.unsafeMake<void>(FiberId.none))
-  return Deferred.await(deferred).pipe(
-    Effect.timeoutFail({
-      duration: requestTimeout(session.server),
-      onTimeout: () => new McpError.RequestTimeout({ message: "The client never sent notifications/initialized" })
-    })
+  // Checked again once the Deferred is in place: `notifications/initialized` may have come while it was made.
+  const initialized = Effect.flatMap(
+    whenInitialized(session),
+    (made) => session.initialized ? Effect.void : Deferred.await(made)
   )
+  return Effect.timeoutFail(initialized, {
+    duration: requestTimeout(session.server),
+    onTimeout: () => new McpError.RequestTimeout({ message: "The client never sent notifications/initialized" })
+  })
 }
 
 /** Sends a server→client request related to request `related`, once the client has said it is initialized. */
