@@ -6,6 +6,7 @@
 import type { Errors, McpClient, Transport } from "@effect-mcp/core"
 import type { Mcp } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
+import * as Match from "effect/Match"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
@@ -42,16 +43,21 @@ const unavailable = (entry: Entry) => <A, E, R>(effect: Effect.Effect<A, E, R>) 
 
 const ifUnavailable = (entry: Entry) => (e: unknown) => isGone(e) ? goneFrom(entry, e) : e
 
+/** Where a server stands once it is neither lazy and unused nor connecting. */
+type Settled = Exclude<ServerState, { readonly _tag: "Idle" | "Starting" }>
+
+const isSettled = (state: ServerState): state is Settled => state._tag !== "Idle" && state._tag !== "Starting"
+
 /** The client of a connected server; a lazy or starting server is waited for, a down one fails at once. */
 export const clientOf = (entry: Entry): Effect.Effect<McpClient.McpClientService, ServerUnavailable> =>
   Effect.gen(function*() {
     yield* entry.wanted.open
     const settled = yield* entry.state.changes.pipe(
-      Stream.filter((s) => s._tag !== "Idle" && s._tag !== "Starting"),
+      Stream.filter(isSettled),
       Stream.runHead,
-      Effect.map(Option.getOrElse((): ServerState => ServerState.Stopped()))
+      Effect.map(Option.getOrElse((): Settled => ServerState.Stopped()))
     )
-    return yield* ServerState.$match(settled, {
+    return yield* Match.valueTags(settled, {
       Up: (s) => Effect.succeed(s.client),
       Restarting: (s) =>
         Effect.fail(
@@ -64,9 +70,7 @@ export const clientOf = (entry: Entry): Effect.Effect<McpClient.McpClientService
         Effect.fail(
           new ServerUnavailable({ server: entry.name, reason: `gave up after ${s.attempts} attempts: ${s.reason}` })
         ),
-      Stopped: () => Effect.fail(new ServerUnavailable({ server: entry.name, reason: "the host has stopped" })),
-      Idle: () => Effect.die("unreachable"),
-      Starting: () => Effect.die("unreachable")
+      Stopped: () => Effect.fail(new ServerUnavailable({ server: entry.name, reason: "the host has stopped" }))
     })
   })
 
