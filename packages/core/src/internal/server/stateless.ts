@@ -81,6 +81,9 @@ class StatelessPeer implements Peer {
           : Effect.fail(invalidParams(`Invalid input response ${key}: ${Codec.describe(answer.left)}`))
       }
       const encoded = Codec.encode(this.rev, types.request, { method: askMethod, params: askParams })
+      // A defect on purpose, not a typed failure: it must leave the user's handler whatever error handlers it has
+      // (`elicit(...).pipe(Effect.mapError(...))` would turn a failure into a tool error result), and `elicit`'s
+      // public error type stays McpError. `run` below takes exactly this defect back and answers input_required.
       return Either.isRight(encoded)
         ? Effect.die(new InputRequired(key, encoded.right))
         : Effect.fail(invalidParams(`Invalid ${askMethod} params: ${Codec.describe(encoded.left)}`))
