@@ -1,0 +1,149 @@
+/**
+ * One connection's engine: the `Engine` a session is given, over the connection's state. Its state is its fields and
+ * its operations live on the prototype (only `deliver`, handed to the transport, is bound); what each operation does
+ * is in the module of its concept: `outgoing` (our requests), `receive` and `incoming` (what the peer sends),
+ * `timeouts`, and the end of the connection here.
+ */
+import { JsonRpc } from "@effect-mcp/schema"
+import type * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
+import type * as FiberSet from "effect/FiberSet"
+import type * as Scope from "effect/Scope"
+import { ConnectionClosed } from "../../Errors.js"
+import type * as Transport from "../../Transport.js"
+import * as FastPath from "./fastPath.js"
+import * as Outgoing from "./outgoing.js"
+import { complete, type Pending } from "./pending.js"
+import * as Receive from "./receive.js"
+import type { ConnectionState } from "./state.js"
+import * as Timeouts from "./timeouts.js"
+import {
+  defaultMaxBatchSize,
+  defaultMaxDepth,
+  type Engine,
+  type EngineOptions,
+  type Handlers,
+  type RequestFailure,
+  type RequestOptions
+} from "./types.js"
+
+/** A running engine over one connection, and the state its modules share. */
+export class Connection<E> implements Engine, ConnectionState<E> {
+  readonly pending = new Map<JsonRpc.RequestId, Pending>()
+  // The fibers still running are kept in a FiberMap (requests, by id) and a FiberSet (side work), each made on first
+  // use (see `fastPath`): a connection whose requests and side work all finish at once holds neither.
+  inflight: FiberMap.FiberMap<JsonRpc.RequestId> | undefined = undefined
+  sideWork: FiberSet.FiberSet | undefined = undefined
+  sweeper: Fiber.RuntimeFiber<void> | undefined = undefined
+  sweepAt = Number.POSITIVE_INFINITY
+  closedSignal: Deferred.Deferred<void> | undefined = undefined
+  hasClosed = false
+  nextId = 0
+  readonly defaultTimeout: number
+  readonly resolution: number
+  readonly maxDepth: number
+  readonly maxBatchSize: number
+
+  constructor(
+    readonly handlers: Handlers<E>,
+    readonly transport: Transport.TransportService,
+    readonly scope: Scope.Scope,
+    readonly runFork: <A, E2>(effect: Effect.Effect<A, E2>) => Fiber.RuntimeFiber<A, E2>,
+    readonly clock: Clock.Clock,
+    readonly semaphore: Effect.Semaphore | undefined,
+    options: EngineOptions
+  ) {
+    this.defaultTimeout = Duration.toMillis(options.defaultTimeout ?? Duration.seconds(60))
+    this.resolution = Duration.toMillis(options.timeoutResolution ?? Duration.millis(10))
+    this.maxDepth = options.maxDepth ?? defaultMaxDepth
+    this.maxBatchSize = options.maxBatchSize ?? defaultMaxBatchSize
+  }
+
+  // ---------- the Engine ----------
+
+  get closed(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.hasClosed) return Effect.void
+      if (this.closedSignal !== undefined) return Deferred.await(this.closedSignal)
+      // Made for the first caller before the end; the end may come while it is made.
+      return Effect.flatMap(
+        Deferred.make<void>(),
+        (made) => this.hasClosed ? Effect.void : Deferred.await(this.closedSignal ??= made)
+      )
+    })
+  }
+
+  isClosed(): boolean {
+    return this.hasClosed
+  }
+
+  inFlight(): number {
+    return FastPath.inFlightCount(this)
+  }
+
+  pendingCount(): number {
+    return this.pending.size
+  }
+
+  background(effect: Effect.Effect<void>): void {
+    FastPath.runInBackground(this, effect)
+  }
+
+  notify(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    sendOptions?: Transport.SendOptions
+  ): Effect.Effect<void, Transport.TransportError> {
+    return this.transport.send(JsonRpc.notification(method, params), sendOptions)
+  }
+
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    requestOptions: RequestOptions = {}
+  ): Effect.Effect<Record<string, unknown>, RequestFailure> {
+    return Outgoing.request(this, method, params, requestOptions)
+  }
+
+  /** Hands one frame from the transport to the engine (bound: the transport calls it). */
+  readonly deliver: Transport.Deliver = (incoming) => Receive.deliver(this, incoming)
+
+  // ---------- the end ----------
+
+  /** Ends the connection: fails our waiting requests, stops the sweeper, interrupts the running requests. */
+  shutdown(
+    reason: string,
+    exit: { readonly exitCode?: number; readonly stderrTail?: string } = {}
+  ): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.hasClosed) return Effect.void
+      this.hasClosed = true
+      const waiting = [...this.pending.values()]
+      this.pending.clear()
+      for (const p of waiting) complete(p, Effect.fail(new ConnectionClosed({ reason, ...exit })))
+      Timeouts.stopSweeper(this)
+      const signal = this.closedSignal
+      return Effect.zipRight(
+        this.inflight === undefined ? Effect.void : FiberMap.clear(this.inflight),
+        signal === undefined ? Effect.void : Deferred.succeed(signal, undefined)
+      )
+    })
+  }
+
+  /** What the end of the transport means: the peer went away, or the transport failed (logged). */
+  ended(failure?: Transport.TransportError): Effect.Effect<void> {
+    return failure === undefined
+      ? this.shutdown("the peer closed the connection")
+      : Effect.zipRight(
+        Effect.logDebug("effect-mcp: transport failed", failure),
+        this.shutdown(`the transport failed: ${failure.reason}`, {
+          ...(failure.exitCode === undefined ? {} : { exitCode: failure.exitCode }),
+          ...(failure.stderrTail === undefined ? {} : { stderrTail: failure.stderrTail })
+        })
+      )
+  }
+}
