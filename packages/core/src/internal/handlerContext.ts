@@ -3,17 +3,16 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import { RequestContext, type RequestContextService } from "../RequestContext.js"
+import * as FastPath from "./engine/fastPath.js"
 import { RequestContextImpl } from "./requestContextImpl.js"
 
 /**
- * Provides a handler with the current request's context and the services its Layer was built with.
- *
- * The fiber's context is swapped for the handler and swapped back when it succeeds or fails, rather than through
- * `Effect.provide` (an acquire/release per call, several times the cost of a whole in-memory round trip's own
- * work). An interrupted handler's fiber ends with it: every handler runs in a fiber of its own,
- * and the request is bound to that fiber (interrupting it aborts the request's signal).
+ * Provides a handler with the current request's context and the services its Layer was built with. The context is
+ * swapped in for the handler (`FastPath.withContext`) rather than provided with `Effect.provide`, whose
+ * acquire/release per call costs several times a whole in-memory round trip's own work (docs/benchmarks.md, rows
+ * "in-memory tools/call"). Every handler runs in a fiber of its own, and the request is bound to that fiber
+ * (interrupting it aborts the request's signal).
  */
 export const runHandler = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
@@ -22,12 +21,9 @@ export const runHandler = <A, E, R>(
 ): Effect.Effect<A, E> =>
   Effect.withFiberRuntime((fiber) => {
     if (request instanceof RequestContextImpl) request.runsOn(fiber)
-    const restore = FiberRef.set(FiberRef.currentContext, fiber.getFiberRef(FiberRef.currentContext))
-    return Effect.zipRight(
-      FiberRef.set(FiberRef.currentContext, Context.add(captured as Context.Context<never>, RequestContext, request)),
-      Effect.matchCauseEffect(effect as Effect.Effect<A, E>, {
-        onSuccess: (a) => Effect.as(restore, a),
-        onFailure: (cause) => Effect.zipRight(restore, Effect.failCause(cause))
-      })
+    return FastPath.withContext(
+      fiber,
+      Context.add(captured as Context.Context<never>, RequestContext, request),
+      effect as Effect.Effect<A, E>
     )
   })

@@ -1,8 +1,9 @@
 /**
- * The engine's measured fast paths, in one place so that the rest of the engine reads as plain Effect. Each is the
- * synchronous or `unsafe*` form of an idiomatic one that would cost an Effect run, a fiber, an uninterruptible region
- * or a few KB per message or per connection; each names the docs/benchmarks.md row it wins ("Where the time goes" and
- * "Where the memory goes" there say how it was measured). The timeout sweeper, the other fast path, is `timeouts.ts`.
+ * The engine's measured fast paths, in one place so that the rest of the engine, and the handlers above it, read as
+ * plain Effect. Each is the synchronous or `unsafe*` form of an idiomatic one that would cost an Effect run, a fiber,
+ * an uninterruptible region or a few KB per message or per connection; each names the docs/benchmarks.md row it wins
+ * ("Where the time goes" and "Where the memory goes" there say how it was measured). The timeout sweeper, the other
+ * fast path, is `timeouts.ts`.
  *
  * - Fibers started in the transport's call (`runInBackground`, `startInFlight`): `Runtime.runFork` runs a fiber until
  *   it must wait, so a call whose handler needs no wait is over before the caller's send returns, and a fiber already
@@ -14,11 +15,15 @@
  *   request instead (an uninterruptible region per call was most of an in-memory call, 19 → 10.5 µs; the canceller
  *   of `Effect.async` a fifth of a stdio client's CPU). Rows "in-memory tools/call" and "echo over stdio".
  * - The clock read in the caller's call (`now`), not as an instruction: rows "in-memory tools/call".
+ * - A handler's context swapped in with `FiberRef.set` (`withContext`): `Effect.provide` and `Effect.locally` are an
+ *   `acquireUseRelease` per call (about 5 µs against 1.8). Rows "in-memory tools/call".
  */
 import type { JsonRpc } from "@effect-mcp/schema"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
+import * as FiberRef from "effect/FiberRef"
 import * as FiberSet from "effect/FiberSet"
 import * as Scope from "effect/Scope"
 import type { Pending } from "./pending.js"
@@ -90,3 +95,25 @@ export const awaitOutcome = (entry: Pending): Effect.Effect<Record<string, unkno
       entry.resume = resume
     })
   )
+
+// ---------- a handler's context ----------
+
+/**
+ * Runs `effect` on `fiber` (the current one) with `context` as its whole context, swapped in and swapped back when it
+ * succeeds or fails. An interrupted effect's fiber ends with it: run this only where the effect has its fiber to
+ * itself (every handler does).
+ */
+export const withContext = <A, E>(
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  context: Context.Context<never>,
+  effect: Effect.Effect<A, E>
+): Effect.Effect<A, E> => {
+  const restore = FiberRef.set(FiberRef.currentContext, fiber.getFiberRef(FiberRef.currentContext))
+  return Effect.zipRight(
+    FiberRef.set(FiberRef.currentContext, context),
+    Effect.matchCauseEffect(effect, {
+      onSuccess: (a) => Effect.as(restore, a),
+      onFailure: (cause) => Effect.zipRight(restore, Effect.failCause(cause))
+    })
+  )
+}
