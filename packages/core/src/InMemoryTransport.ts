@@ -23,12 +23,11 @@ const end = (inbound: Transport.Inbound, peer: Transport.Inbound): Transport.Tra
 
 /** Makes a linked pair; closing the scope ends both directions, so each side sees its peer go away. */
 export const makePair: Effect.Effect<Pair, never, Scope.Scope> = Effect.gen(function*() {
-  const [toServer, toClient] = yield* Scoped.acquireSync(
-    () => [Transport.unsafeMakeInbound(), Transport.unsafeMakeInbound()] as const,
-    ([toServer, toClient]) => {
-      toServer.end()
-      toClient.end()
-    }
-  )
+  const toServer = yield* Transport.makeInbound
+  const toClient = yield* Transport.makeInbound
+  yield* Scoped.onClose(Effect.sync(() => {
+    toServer.end()
+    toClient.end()
+  }))
   return { client: end(toClient, toServer), server: end(toServer, toClient) }
 })

@@ -192,7 +192,10 @@ export interface Inbound {
   readonly listen: Listen
 }
 
-/** Makes an Inbound now (it holds no resource; `end` it when the peer goes away). */
+/**
+ * Makes an Inbound now (it holds no resource; `end` it when the peer goes away). Prefer `makeInbound`; this synchronous
+ * form is for a transport built outside an Effect.
+ */
 export const unsafeMakeInbound = (): Inbound => {
   let receiver: Deliver | undefined
   let kept: Array<Incoming> = []

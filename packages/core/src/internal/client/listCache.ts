@@ -2,6 +2,7 @@
  * The stateless list cache: under 2026-07-28 a list result (tools, prompts, resources, resource templates) may carry
  * a `ttlMs`, and the same request is answered from memory until it expires. Made with the first cached result.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 
 /** A cached list result and when it expires (clock milliseconds). */
@@ -27,19 +28,17 @@ export const cachedOr = <A, E>(
   key: string,
   fetch: () => Effect.Effect<A, E>
 ): Effect.Effect<A, E> =>
-  Effect.clockWith((clock) => {
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
     const hit = holder.listCache?.get(key)
-    return hit !== undefined && hit.expires > clock.unsafeCurrentTimeMillis()
-      ? Effect.succeed(hit.result as A)
-      : fetch()
+    return hit !== undefined && hit.expires > now ? Effect.succeed(hit.result as A) : fetch()
   })
 
 /** Keeps a result for its `ttlMs` (a result without a positive one is not kept); succeeds with the result. */
 export const store = <A>(holder: ListCacheHolder, key: string, result: A): Effect.Effect<A> => {
   const ttl = (result as { ttlMs?: number }).ttlMs
   if (typeof ttl !== "number" || ttl <= 0) return Effect.succeed(result)
-  return Effect.clockWith((clock) => {
-    ;(holder.listCache ??= new Map()).set(key, { expires: clock.unsafeCurrentTimeMillis() + ttl, result })
-    return Effect.succeed(result)
+  return Effect.map(Clock.currentTimeMillis, (now) => {
+    ;(holder.listCache ??= new Map()).set(key, { expires: now + ttl, result })
+    return result
   })
 }

@@ -19,13 +19,15 @@ export interface NotificationSource {
 }
 
 /**
- * The connection's notification hub, made now if no one has read it yet. Made synchronously (`runSync`) so that a
- * Stream's accessor can build it: a hub per connection made up front is heap paid by every client that never reads
- * one (docs/benchmarks.md, "in-memory heap per live client+server pair" rows).
+ * The connection's notification hub, made for its first reader: a hub per connection made up front is heap paid by
+ * every client that never reads one (docs/benchmarks.md, "in-memory heap per live client+server pair" rows).
  */
-export const notificationHub = (
-  source: NotificationSource
-): PubSub.PubSub<JsonRpc.Notification> => (source.hub ??= Effect.runSync(PubSub.unbounded<JsonRpc.Notification>()))
+export const notificationHub = (source: NotificationSource): Effect.Effect<PubSub.PubSub<JsonRpc.Notification>> =>
+  Effect.suspend(() =>
+    source.hub === undefined
+      ? Effect.map(PubSub.unbounded<JsonRpc.Notification>(), (made) => (source.hub ??= made))
+      : Effect.succeed(source.hub)
+  )
 
 /** Hands a notification to the hub's readers (dropped while there is no hub: no one reads). */
 export const publish = (source: NotificationSource, notification: JsonRpc.Notification): Effect.Effect<void> =>
@@ -35,14 +37,15 @@ export const publish = (source: NotificationSource, notification: JsonRpc.Notifi
 const byMethod = (hub: PubSub.PubSub<JsonRpc.Notification>, method: string) =>
   Stream.fromPubSub(hub).pipe(Stream.filter((n) => n.method === method))
 
-/** The Stream kept under `key`, built over the hub on first use. */
+/** The Stream kept under `key`, built on first use over the hub (made when a Stream first runs). */
 const stream = <A>(
   source: NotificationSource,
   key: string,
   make: (hub: PubSub.PubSub<JsonRpc.Notification>) => Stream.Stream<A>
 ): Stream.Stream<A> => {
   const streams = (source.streams ??= {})
-  return (streams[key] ??= make(notificationHub(source)) as Stream.Stream<unknown>) as Stream.Stream<A>
+  const kept = (streams[key] ??= Stream.unwrap(Effect.map(notificationHub(source), make)))
+  return kept as Stream.Stream<A>
 }
 
 /** A getter of an enumerable own property (see {@link streamProperties}). */
@@ -101,7 +104,7 @@ export const listen = (
 ): Stream.Stream<JsonRpc.Notification, McpClientError> =>
   Stream.unwrapScoped(
     Effect.gen(function*() {
-      const queue = yield* PubSub.subscribe(notificationHub(client))
+      const queue = yield* PubSub.subscribe(yield* notificationHub(client))
       let id: JsonRpc.RequestId | undefined
       const call = yield* Effect.forkScoped(
         client.engine.request("subscriptions/listen", {

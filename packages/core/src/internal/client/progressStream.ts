@@ -31,6 +31,8 @@ export const callToolStream = (
       })
       yield* callTool(name, args, {
         ...callOptions,
+        // The engine calls `onProgress` in the transport's call, outside any fiber: `unsafeOffer` is the Mailbox's
+        // synchronous offer for such callbacks (an Effect there would need a run or a fiber per progress update).
         onProgress: (progress) => {
           mailbox.unsafeOffer({ _tag: "Progress", progress })
         }
