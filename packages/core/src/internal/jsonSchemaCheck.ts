@@ -1,7 +1,7 @@
 /**
  * A small JSON Schema checker for validating a tool's `structuredContent` against its
  * `outputSchema` on the client: the keywords tool schemas use (type, properties, required,
- * additionalProperties, items, enum, const, anyOf/oneOf/allOf/not, numeric and length bounds,
+ * additionalProperties, prefixItems, items, enum, const, anyOf/oneOf/allOf/not, numeric and length bounds,
  * local `$ref`s). Unknown keywords are ignored, as JSON Schema says.
  */
 
@@ -75,8 +75,14 @@ export const check = (schema: unknown, value: Json, root: unknown = schema, path
   if (Array.isArray(value)) {
     if (typeof s.minItems === "number" && value.length < s.minItems) return `${path}: fewer than ${s.minItems} items`
     if (typeof s.maxItems === "number" && value.length > s.maxItems) return `${path}: more than ${s.maxItems} items`
+    // 2020-12: `prefixItems` checks the first elements, `items` the ones after them (draft-07's array form is skipped).
+    const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : []
+    for (let i = 0; i < Math.min(prefix.length, value.length); i++) {
+      const p = check(prefix[i], value[i], root, `${path}[${i}]`)
+      if (p !== undefined) return p
+    }
     if (s.items !== undefined && !Array.isArray(s.items)) {
-      for (let i = 0; i < value.length; i++) {
+      for (let i = prefix.length; i < value.length; i++) {
         const p = check(s.items, value[i], root, `${path}[${i}]`)
         if (p !== undefined) return p
       }
