@@ -1,6 +1,7 @@
 /**
- * JSON values as Effect Schemas: the recursive `JSONValue`, `JSONObject` and `JSONArray` of the
- * official MCP schema.
+ * JSON values as Effect Schemas (the recursive `JSONValue`, `JSONObject` and `JSONArray` of the official MCP
+ * schema), and the reads every layer makes of a parsed value before any schema: is it an object, how deep does it
+ * nest.
  */
 import * as Schema from "effect/Schema"
 import * as Formats from "./internal/formats.js"
@@ -32,6 +33,13 @@ export const JsonArray: Schema.Schema<JsonArray> = Schema.Array(JsonValue).annot
 /** Schema of a JSON object. */
 export const JsonObject: Schema.Schema<JsonObject> = Schema.Record({ key: Schema.String, value: JsonValue })
   .annotations({ identifier: "JSONObject", arbitrary: () => (fc) => Formats.mcpJsonObject(fc) })
+
+/** Whether a value is a plain object (not null, not an array): the one check every layer makes of a parsed value. */
+export const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** A value as a plain object: itself when it is one, else an empty object. */
+export const record = (u: unknown): Record<string, unknown> => (isRecord(u) ? u : {})
 
 /**
  * Whether a parsed JSON value (or any plain value) nests arrays and objects more than `max` levels deep; a scalar

@@ -10,11 +10,15 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import { guard } from "./internal/guard.js"
+import { isRecord } from "./Json.js"
 
 /** A request id: a string or an integer, kept as sent. */
 export const RequestId = Schema.Union(Schema.String, Schema.Int)
 /** A request id: a string or an integer, kept as sent. */
 export type RequestId = typeof RequestId.Type
+
+/** Whether a value is a request id (a string or a safe integer), read off a value no schema has checked yet. */
+export const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || Number.isSafeInteger(u)
 
 const Params = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const absent = Schema.optionalWith(Schema.Never, { exact: true })
@@ -103,8 +107,6 @@ const decodeSuccess = fast(SuccessResponse)
 const decodeError = fast(ErrorResponse)
 const decodeAny = fast(Message)
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** Decodes one message (already parsed from JSON), classifying it by its keys first. */
 export const decodeMessage = (u: unknown): Either.Either<Message, ParseResult.ParseError> => {
   if (!isRecord(u)) return decodeAny(u)
@@ -122,8 +124,25 @@ export const decodeBatch: Decode<Batch> = Schema.decodeUnknownEither(Batch)
 export const salvageId = (u: unknown): RequestId | null => {
   if (!isRecord(u)) return null
   const id = u.id
-  return typeof id === "string" || Number.isSafeInteger(id) ? id as RequestId : null
+  return isRequestId(id) ? id : null
 }
+
+// What a frame claims to be by its keys, read before it is decoded. A transport routes on this (an HTTP POST of a
+// notification gets 202, of a request a stream) and the engine picks how to refuse a frame it cannot read, while the
+// engine's decoding still answers an ill-formed message with its own error. The `is*` guards below do not fit there:
+// they classify a message that has already decoded.
+
+/** Whether a value, not yet decoded, looks like a request: a string method and a request id. */
+export const looksLikeRequest = (u: unknown): u is { readonly id: RequestId; readonly method: string } =>
+  isRecord(u) && typeof u.method === "string" && isRequestId(u.id)
+
+/** Whether a value, not yet decoded, looks like a notification: a string method and no id. */
+export const looksLikeNotification = (u: unknown): boolean =>
+  isRecord(u) && typeof u.method === "string" && !("id" in u)
+
+/** Whether a value, not yet decoded, looks like a response: a result or an error and no method (its id unchecked). */
+export const looksLikeResponse = (u: unknown): u is Record<string, unknown> =>
+  isRecord(u) && !("method" in u) && ("result" in u || "error" in u)
 
 /** Whether a decoded message is a request. */
 export const isRequest = (m: Message): m is Request => "method" in m && "id" in m

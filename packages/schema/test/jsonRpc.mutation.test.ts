@@ -100,6 +100,45 @@ describe("JsonRpc.salvageId", () => {
   })
 })
 
+describe("JsonRpc.looksLike*: what a frame not yet decoded claims to be by its keys", () => {
+  it("a request: a string method and a request id", () => {
+    expect(JsonRpc.looksLikeRequest({ id: 1, method: "m" })).toBe(true)
+    expect(JsonRpc.looksLikeRequest({ id: "a", method: "m", jsonrpc: "1.0" })).toBe(true)
+    expect(JsonRpc.looksLikeRequest({ id: 1.5, method: "m" })).toBe(false)
+    expect(JsonRpc.looksLikeRequest({ id: null, method: "m" })).toBe(false)
+    expect(JsonRpc.looksLikeRequest({ method: "m" })).toBe(false)
+    expect(JsonRpc.looksLikeRequest({ id: 1, method: 5 })).toBe(false)
+    expect(JsonRpc.looksLikeRequest(Object.assign([], { id: 1, method: "m" }))).toBe(false)
+  })
+
+  it("a notification: a string method and no id at all", () => {
+    expect(JsonRpc.looksLikeNotification({ method: "m" })).toBe(true)
+    expect(JsonRpc.looksLikeNotification({ method: "m", id: undefined })).toBe(false)
+    expect(JsonRpc.looksLikeNotification({ method: 5 })).toBe(false)
+    expect(JsonRpc.looksLikeNotification(Object.assign([], { method: "m" }))).toBe(false)
+  })
+
+  it("a response: a result or an error and no method, its id unchecked", () => {
+    expect(JsonRpc.looksLikeResponse({ id: 1, result: {} })).toBe(true)
+    expect(JsonRpc.looksLikeResponse({ error: {} })).toBe(true)
+    expect(JsonRpc.looksLikeResponse({ id: 1 })).toBe(false)
+    expect(JsonRpc.looksLikeResponse({ id: 1, method: "m", result: {} })).toBe(false)
+    expect(JsonRpc.looksLikeResponse(Object.assign([], { result: 1 }))).toBe(false)
+    for (const u of [null, undefined, "result", 7, true]) {
+      expect(JsonRpc.looksLikeRequest(u)).toBe(false)
+      expect(JsonRpc.looksLikeNotification(u)).toBe(false)
+      expect(JsonRpc.looksLikeResponse(u)).toBe(false)
+    }
+  })
+
+  it("a request id is a string or a safe integer", () => {
+    for (const id of ["", "7", 0, -1, Number.MAX_SAFE_INTEGER]) expect(JsonRpc.isRequestId(id)).toBe(true)
+    for (const id of [1.5, Number.NaN, 2 ** 53, null, undefined, true, [7], { id: 7 }]) {
+      expect(JsonRpc.isRequestId(id)).toBe(false)
+    }
+  })
+})
+
 describe("JsonRpc builders and type tests", () => {
   it("the builders make exactly the message, with no params member when there are none", () => {
     expect(JsonRpc.request(1, "ping")).toStrictEqual({ jsonrpc: "2.0", id: 1, method: "ping" })

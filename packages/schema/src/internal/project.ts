@@ -7,13 +7,12 @@
  * Invalid input still goes through Effect's parser, for its error message.
  */
 import * as AST from "effect/SchemaAST"
+import { isRecord } from "../Json.js"
 import { guard } from "./guard.js"
 
 type Project = (value: unknown) => unknown
 
 const identity: Project = (v) => v
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const cache = new WeakMap<AST.AST, Project>()
 
@@ -37,7 +36,7 @@ const objectProjector = (
   const visitsIndex = index !== undefined && index !== identity
   if (foreignKeys.length === 0 && visited.length === 0 && !visitsIndex) return identity
   return (value) => {
-    if (!isObject(value)) return value
+    if (!isRecord(value)) return value
     let out: Record<string, unknown> | undefined
     for (const key of foreignKeys) {
       if (!hasOwn(value, key)) continue

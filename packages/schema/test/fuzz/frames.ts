@@ -5,7 +5,7 @@
  * any depth, inside arrays too, `_meta`, `_meta.progressToken`, the id, `params` itself, the method) given a hostile
  * value (see `hostile.ts`). Each frame says which id its one answer must carry, and what was changed where.
  */
-import { Codec, Method, Revision } from "@effect-mcp/schema"
+import { Codec, Json, Method, Revision } from "@effect-mcp/schema"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
@@ -64,8 +64,6 @@ export const clientRequests = (revision: Revision.Revision): ReadonlyArray<strin
     .filter((m) => m.kind === "request" && m.from !== "server" && m.revisions.includes(revision))
     .map((m) => m.method)
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const built = new Map<string, fc.Arbitrary<unknown>>()
 
 /** Values of a type as `revision` writes them on the wire (generated from that revision's own schema; built once). */
@@ -85,10 +83,12 @@ export const wireValues = (revision: Revision.Revision, type: string): fc.Arbitr
 
 /** Valid arguments for a tool from its (flat) input schema; nested schemas get small JSON. */
 const argumentsFor = (inputSchema: unknown): fc.Arbitrary<Record<string, unknown>> => {
-  const properties = isRecord(inputSchema) && isRecord(inputSchema.properties) ? inputSchema.properties : {}
-  const required = new Set(isRecord(inputSchema) && Array.isArray(inputSchema.required) ? inputSchema.required : [])
+  const properties = Json.isRecord(inputSchema) && Json.isRecord(inputSchema.properties) ? inputSchema.properties : {}
+  const required = new Set(
+    Json.isRecord(inputSchema) && Array.isArray(inputSchema.required) ? inputSchema.required : []
+  )
   const valueOf = (s: unknown): fc.Arbitrary<unknown> => {
-    if (!isRecord(s)) return fc.jsonValue({ maxDepth: 2 })
+    if (!Json.isRecord(s)) return fc.jsonValue({ maxDepth: 2 })
     if (Array.isArray(s.enum) && s.enum.length > 0) return fc.constantFrom(...(s.enum as Array<unknown>))
     switch (s.type) {
       case "string":
@@ -124,7 +124,7 @@ export const validParams = (
     ? wireValues(revision, shape.params)
     : fc.option(wireValues(revision, shape.params), { nil: undefined })
   const named = catalogue === undefined ? base : fc.tuple(base, fc.boolean(), fc.nat()).chain(([params, use, pick]) => {
-    if (!use || !isRecord(params)) return fc.constant(params)
+    if (!use || !Json.isRecord(params)) return fc.constant(params)
     const { prompts, tools, uris } = catalogue
     if (method === "tools/call" && tools.length > 0) {
       const tool = tools[pick % tools.length]!
@@ -152,8 +152,8 @@ export const validParams = (
   if (!Revision.isStateless(revision)) return named
   // A 2026-07-28 request speaks its revision in `_meta` (the generated one says any string).
   return named.map((params) => {
-    const p = isRecord(params) ? params : {}
-    const meta = isRecord(p._meta) ? p._meta : {}
+    const p = Json.isRecord(params) ? params : {}
+    const meta = Json.isRecord(p._meta) ? p._meta : {}
     return {
       ...p,
       _meta: { ...meta, ...meta2026, [metaKeys.clientCapabilities]: meta[metaKeys.clientCapabilities] ?? {} }
@@ -279,12 +279,12 @@ export const judge = (
   answer: unknown,
   extraCodes: ReadonlyArray<number> = []
 ): string | undefined => {
-  if (!isRecord(answer)) return "the answer is not a JSON-RPC response"
+  if (!Json.isRecord(answer)) return "the answer is not a JSON-RPC response"
   const idOk = answer.id === frame.id
   if (!idOk) return `the answer has id ${JSON.stringify(answer.id)?.slice(0, 60)}`
   if ("result" in answer) return frame.id === null ? "a result with id null" : undefined
   const error = answer.error
-  if (!isRecord(error)) return "the answer has neither result nor error"
+  if (!Json.isRecord(error)) return "the answer has neither result nor error"
   const codes = new Set([...allowedCodes(frame), ...extraCodes])
   if (typeof error.code !== "number" || !codes.has(error.code)) return `error code ${String(error.code)}`
   if (frame.id === null && error.code !== -32600 && error.code !== -32700) return `code ${error.code} with id null`

@@ -4,6 +4,7 @@
  * astral and lone surrogates included), wide arrays and objects, numbers and the other scalars. Plus the seed every
  * fuzz test file prints and takes from `EFFECT_MCP_FUZZ_SEED`, and the knob of how many frames they send.
  */
+import { Json } from "@effect-mcp/schema"
 import * as fc from "effect/FastCheck"
 
 /** A JSON value in raw text, with what it is (for failure reports). */
@@ -160,7 +161,7 @@ export const pathsOf = (value: unknown, prefix: Path = []): Array<Path> => {
 export const objectPathsOf = (value: unknown): Array<Path> =>
   pathsOf(value).filter((p) => {
     const v = at(value, p)
-    return typeof v === "object" && v !== null && !Array.isArray(v)
+    return Json.isRecord(v)
   })
 
 /** The value at a path, or undefined. */
@@ -187,8 +188,8 @@ export const splice = (value: unknown, path: Path, raw: string): string => {
       copy[key] = last ? marker : put(v[key], i + 1)
       return copy
     }
-    const base = typeof v === "object" && v !== null && !Array.isArray(v) ? v : {}
-    return { ...base, [key]: last ? marker : put((base as Record<string, unknown>)[key], i + 1) }
+    const base = Json.record(v)
+    return { ...base, [key]: last ? marker : put(base[key], i + 1) }
   }
   return JSON.stringify(put(value, 0)).replace(markerJson, () => raw)
 }
