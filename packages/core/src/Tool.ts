@@ -12,7 +12,7 @@
  * result of a tool with an output schema carries no `structuredContent`; a tool without one also
  * gets the value (when it is an object) as `structuredContent`, which no client checks.
  */
-import { Codec, type Mcp, McpError, Revision } from "@effect-mcp/schema"
+import { Codec, Json, type Mcp, McpError, Revision } from "@effect-mcp/schema"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -81,8 +81,7 @@ export type Definition<I, II, O, OI, F, FI, R> =
 
 const text = (value: string): Mcp.TextContent => ({ type: "text", text: value })
 
-const isContentBlock = (u: unknown): u is Mcp.ContentBlock =>
-  typeof u === "object" && u !== null && !Array.isArray(u) && typeof (u as { type?: unknown }).type === "string"
+const isContentBlock = (u: unknown): u is Mcp.ContentBlock => Json.isRecord(u) && typeof u.type === "string"
 
 /** Normalises what a content handler returned into a result. */
 export const toResult = (value: ToolContent): Mcp.CallToolResult => {
@@ -97,8 +96,6 @@ const asJsonText = (u: unknown) => (typeof u === "string" ? u : JSON.stringify(u
 /** The `_meta` key of an `isError` result that carries the tool's typed failure, encoded with its failure schema. */
 export const failureKey = "effect-mcp/failure"
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** A typed failure as an `isError` result: never `structuredContent` when the tool declares an output schema. */
 const encodeFailure = <F, FI>(
   failure: Schema.Schema<F, FI, never> | undefined,
@@ -112,7 +109,7 @@ const encodeFailure = <F, FI>(
     content: [text(asJsonText(value))],
     isError: true,
     _meta: { [failureKey]: value },
-    ...(hasOutputSchema || !isObject(value) ? {} : { structuredContent: value })
+    ...(hasOutputSchema || !Json.isRecord(value) ? {} : { structuredContent: value })
   }
 }
 

@@ -3,7 +3,6 @@
  * may be, and what a frame over them gets. Pure: the engine acts on the verdict.
  */
 import { Json, JsonRpc, McpError } from "@effect-mcp/schema"
-import { isRecord } from "./record.js"
 
 /**
  * The default bound on a frame's nesting (arrays and objects). Decoding a recursive type and formatting a value
@@ -24,18 +23,17 @@ export type Refusal =
   /** A notification: dropped. */
   | { readonly _tag: "Drop"; readonly reason: string }
 
-/** Whether a value looks like a response (an id and a result or an error, no method). */
-export const looksLikeResponse = (u: unknown): boolean =>
-  isRecord(u) && !("method" in u) && ("result" in u || "error" in u)
+/** Whether a value looks like a response (see `JsonRpc.looksLikeResponse`; the engine reads it from here). */
+export const looksLikeResponse: (u: unknown) => boolean = JsonRpc.looksLikeResponse
 
 /** The verdict on a frame nested deeper than `maxDepth`, or undefined when it is within the bound. */
 export const checkDepth = (u: unknown, maxDepth: number): Refusal | undefined => {
   if (!Json.exceedsDepth(u, maxDepth)) return undefined
   const reason = `nested deeper than ${maxDepth} levels`
   if (looksLikeResponse(u)) return { _tag: "FailRequest", id: JsonRpc.salvageId(u), reason }
-  if (isRecord(u) && typeof u.method === "string" && !("id" in u)) return { _tag: "Drop", reason }
+  if (JsonRpc.looksLikeNotification(u)) return { _tag: "Drop", reason }
   const id = JsonRpc.salvageId(u)
-  const onlyParams = id !== null && isRecord(u) && typeof u.method === "string" &&
+  const onlyParams = id !== null && Json.isRecord(u) && typeof u.method === "string" &&
     Object.keys(u).every((key) => key === "params" || !Json.exceedsDepth(u[key], maxDepth - 1))
   return {
     _tag: "Answer",

@@ -1,10 +1,8 @@
 /**
- * Reading plain objects off the wire: the one check that a value is a JSON object, and a view of any value as one.
+ * The schema's check that a value is a plain object (`Json.isRecord` of @effect-mcp/schema), under the name engine.ts
+ * imports it by. New code imports `Json` from @effect-mcp/schema.
  */
+import { Json } from "@effect-mcp/schema"
 
-/** Whether a value is a plain object (not null, not an array). */
-export const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** A value as a plain object: itself when it is one, else an empty object. */
-export const record = (u: unknown): Record<string, unknown> => (isRecord(u) ? u : {})
+/** Whether a value is a plain object (not null, not an array): `Json.isRecord`. */
+export const isRecord = Json.isRecord

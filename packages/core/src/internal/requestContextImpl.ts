@@ -2,7 +2,7 @@
  * The RequestContext a server session gives each request's handler: its data as fields and its operations on a
  * shared prototype, so that a request allocates one object instead of one closure per operation.
  */
-import type { JsonRpc, Mcp, McpError, Revision } from "@effect-mcp/schema"
+import { Json, type JsonRpc, type Mcp, type McpError, type Revision } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
@@ -40,9 +40,6 @@ export interface Owner {
 }
 
 const isToken = (token: unknown): token is Mcp.ProgressToken => typeof token === "string" || typeof token === "number"
-
-const record = (value: unknown): Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
 
 /**
  * The context of one request. The operations are getters that return functions bound to the context, so
@@ -127,7 +124,7 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
   get elicit(): RequestContext.RequestContextService["elicit"] {
     return (p) => {
       const caps = this.clientCapabilities
-      const elicitation = record(caps.elicitation)
+      const elicitation = Json.record(caps.elicitation)
       const url = (p as { mode?: string }).mode === "url"
       const has = caps.elicitation !== undefined &&
         (url ? elicitation.url !== undefined : elicitation.url === undefined || elicitation.form !== undefined)
@@ -146,7 +143,7 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
     return (p) => {
       const caps = this.clientCapabilities
       const needsTools = p.tools !== undefined && p.tools.length > 0
-      const has = caps.sampling !== undefined && (!needsTools || record(caps.sampling).tools !== undefined)
+      const has = caps.sampling !== undefined && (!needsTools || Json.record(caps.sampling).tools !== undefined)
       return this.#peer.ask(
         "sampling/createMessage",
         p,

@@ -2,7 +2,7 @@
  * The `call` command: calls a tool with `--args` (a JSON object), draws its progress on stderr, and prints its
  * result for people or as JSON. An error result is printed as an error, on stderr, and exits with status 1.
  */
-import type { Mcp } from "@effect-mcp/schema"
+import { Json, type Mcp } from "@effect-mcp/schema"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -18,10 +18,7 @@ import { against, urlAndName } from "../server.js"
 
 const parseObject = (text: string, what: string): Effect.Effect<Record<string, unknown>, UsageError> =>
   Either.try(() => JSON.parse(text) as unknown).pipe(
-    Either.filterOrLeft(
-      (u): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u),
-      () => undefined
-    ),
+    Either.filterOrLeft(Json.isRecord, () => undefined),
     Either.match({
       onLeft: () => Effect.fail(new UsageError({ message: `${what} must be a JSON object, got: ${text}` })),
       onRight: (o) => Effect.succeed(o)

@@ -3,7 +3,7 @@
  * roots) is answered by the client's handlers and sent again with the answers and the server's `requestState`, at
  * most `maxInputRounds` times. The final result is decoded, and kept by the list cache when it may be.
  */
-import { Codec, type McpError, type Method } from "@effect-mcp/schema"
+import { Codec, Json, type McpError, type Method } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -11,7 +11,6 @@ import type * as ParseResult from "effect/ParseResult"
 import { CapabilityMissing, ProtocolViolation } from "../../Errors.js"
 import type { CallOptions, McpClientError, Options } from "../../McpClient.js"
 import type * as Engine from "../engine.js"
-import { record } from "../record.js"
 import { decodeResult, decodeType } from "./decode.js"
 import * as ListCache from "./listCache.js"
 import type { ServerRequestHandlers } from "./serverRequests.js"
@@ -53,8 +52,8 @@ export const round = <M extends keyof Method.ClientRequests>(
       }
       return Effect.gen(function*() {
         const inputResponses: Record<string, unknown> = {}
-        for (const [key, input] of Object.entries(record(raw.inputRequests))) {
-          inputResponses[key] = yield* answerInput(client, record(input))
+        for (const [key, input] of Object.entries(Json.record(raw.inputRequests))) {
+          inputResponses[key] = yield* answerInput(client, Json.record(input))
         }
         return yield* round(client, method, base, callOptions, cacheKey, n + 1, {
           inputResponses,

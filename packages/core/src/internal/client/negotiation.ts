@@ -3,7 +3,7 @@
  * a short probe timeout), `initialize` as the fallback; or as pinned, or as the NegotiationMemory remembers the
  * server. A server that ignored the probe and then refuses `initialize` is probed again, with no short bound.
  */
-import { Codec, type Mcp, McpError, Revision } from "@effect-mcp/schema"
+import { Codec, Json, type Mcp, McpError, Revision } from "@effect-mcp/schema"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -11,7 +11,6 @@ import * as Option from "effect/Option"
 import { HandshakeFailed } from "../../Errors.js"
 import type { Options } from "../../McpClient.js"
 import type * as Engine from "../engine.js"
-import { isRecord } from "../record.js"
 import { type Era, NegotiationMemory } from "./negotiationMemory.js"
 import { metaKeys, type MetaSource, statelessMeta } from "./statelessMeta.js"
 
@@ -48,9 +47,9 @@ const probeBound = (options: Options): Duration.Duration => {
 
 /** A failure's message, or its reason, for a HandshakeFailed reason. */
 const describe = (cause: unknown): string =>
-  isRecord(cause) && typeof cause.message === "string" && cause.message !== ""
+  Json.isRecord(cause) && typeof cause.message === "string" && cause.message !== ""
     ? cause.message
-    : isRecord(cause) && typeof cause.reason === "string"
+    : Json.isRecord(cause) && typeof cause.reason === "string"
     ? cause.reason
     : String(cause)
 

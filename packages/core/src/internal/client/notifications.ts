@@ -3,13 +3,12 @@
  * notification has no reader and is dropped, as a hub without subscribers would drop it), the per-method Streams
  * built on first use, and the 2026-07-28 `subscriptions/listen` stream.
  */
-import type { JsonRpc, Mcp, Revision } from "@effect-mcp/schema"
+import { Json, type JsonRpc, type Mcp, type Revision } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import type { McpClientError } from "../../McpClient.js"
 import type * as Engine from "../engine.js"
-import { record } from "../record.js"
 import { metaKeys, type MetaSource, statelessMeta } from "./statelessMeta.js"
 
 /** Where a client keeps its notification hub and the Streams built over it (each made on first use). */
@@ -118,7 +117,7 @@ export const listen = (
         })
       )
       const ours = Stream.fromQueue(queue).pipe(
-        Stream.filter((n) => id !== undefined && record(n.params?._meta)[metaKeys.subscriptionId] === id)
+        Stream.filter((n) => id !== undefined && Json.record(n.params?._meta)[metaKeys.subscriptionId] === id)
       )
       const ended = Stream.fromEffect(Effect.asVoid(Effect.either(call.await))).pipe(Stream.drain)
       return Stream.merge(ours, ended, { haltStrategy: "either" })

@@ -3,8 +3,7 @@
  * capabilities, and the log level. Built once per connection and rebuilt only when the revision or the log level
  * changes, so a call adds no object for it.
  */
-import type { Mcp, Revision } from "@effect-mcp/schema"
-import { record } from "../record.js"
+import { Json, type Mcp, type Revision } from "@effect-mcp/schema"
 
 /** The `_meta` keys of the 2026-07-28 revision. */
 export const metaKeys = {
@@ -48,9 +47,9 @@ export const statelessMeta = (source: MetaSource, rev: Revision.Revision): objec
 
 /** A request's params with the stateless `_meta` added (over the request's own `_meta`, if it has one). */
 export const withStatelessMeta = (source: MetaSource, rev: Revision.Revision, params: unknown): object => {
-  const own = record(params)._meta
+  const own = Json.record(params)._meta
   return {
     ...(params as object | undefined),
-    _meta: own === undefined ? statelessMeta(source, rev) : { ...record(own), ...statelessMeta(source, rev) }
+    _meta: own === undefined ? statelessMeta(source, rev) : { ...Json.record(own), ...statelessMeta(source, rev) }
   }
 }

@@ -3,13 +3,12 @@
  * `tasks.requests.tools.call`), under 2026-07-28 the tasks extension, whose requests carry the stateless `_meta` with
  * the extension declared and are decoded here. A TaskHandle polls, awaits or cancels the task.
  */
-import { Codec, type JsonRpc, type Mcp, McpError, Method, type Revision } from "@effect-mcp/schema"
+import { Codec, Json, type JsonRpc, type Mcp, McpError, Method, type Revision } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { CapabilityMissing, ProtocolViolation } from "../../Errors.js"
 import type { McpClientError, McpClientService, TaskHandle, TaskOptions } from "../../McpClient.js"
 import type * as Engine from "../engine.js"
-import { isRecord } from "../record.js"
 import { decodeAs } from "./decode.js"
 import { metaKeys, type MetaSource, statelessMeta } from "./statelessMeta.js"
 import { type OutputSchemas, validated } from "./validation.js"
@@ -89,10 +88,10 @@ const outcome = (client: TaskClient, taskId: string): Effect.Effect<Mcp.CallTool
   client.stateless
     ? Effect.gen(function*() {
       const raw = yield* extensionRequest(client, "tasks/get", taskId)
-      if (isRecord(raw.error)) {
+      if (Json.isRecord(raw.error)) {
         return yield* Effect.fail(McpError.fromWire(raw.error as unknown as JsonRpc.ErrorObject))
       }
-      if (!isRecord(raw.result)) {
+      if (!Json.isRecord(raw.result)) {
         return yield* new ProtocolViolation({ reason: `task ${taskId} ended (${String(raw.status)}) without a result` })
       }
       return yield* decodeAs("CallToolResult", "domain", raw.result, "task result")

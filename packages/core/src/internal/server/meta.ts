@@ -2,7 +2,7 @@
  * What the session reads off untyped wire values: the `_meta` keys of 2026-07-28, the tasks extension's id, the
  * revision a request asks for, and the errors a request is refused with.
  */
-import { type JsonRpc, McpError } from "@effect-mcp/schema"
+import { Json, type JsonRpc, McpError } from "@effect-mcp/schema"
 import type * as Transport from "../../Transport.js"
 
 /** The `_meta` keys the session reads and writes. */
@@ -19,9 +19,8 @@ export const metaKeys = {
 /** The 2026 tasks extension's identifier (capability key under `extensions`). */
 export const tasksExtension = "io.modelcontextprotocol/tasks"
 
-/** A value as a record: itself when it is a plain object, else an empty one. */
-export const record = (u: unknown): Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
+/** A value as a record: itself when it is a plain object, else an empty one (`Json.record`, beside the other readers). */
+export const record = Json.record
 
 /** The revision a request asks for: its `_meta` protocol version, else the one its transport knows (if any). */
 export const requestedRevision = (request: JsonRpc.Request, frame: Transport.Frame): unknown =>
