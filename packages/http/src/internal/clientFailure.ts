@@ -6,7 +6,7 @@
  * timeout), anything else without a JSON-RPC error a `TransportError` with the status.
  */
 import { Transport } from "@effect-mcp/core"
-import { McpError } from "@effect-mcp/schema"
+import { Json, McpError } from "@effect-mcp/schema"
 import * as Either from "effect/Either"
 import * as Wire from "./wire.js"
 
@@ -22,17 +22,17 @@ export const preview = (text: string): string => {
 /** The JSON-RPC error response an HTTP error body holds, if any. */
 export const jsonRpcError = (text: string): Record<string, unknown> | undefined => {
   const parsed = Wire.parseJson(text)
-  const body = Either.isRight(parsed) ? Wire.record(parsed.right) : {}
-  const error = Wire.record(body.error)
+  const body = Either.isRight(parsed) ? Json.record(parsed.right) : {}
+  const error = Json.record(body.error)
   return typeof error.code === "number" && typeof error.message === "string" ? body : undefined
 }
 
 /** What the body says went wrong, for a reason: a JSON-RPC or OAuth error's message, or the text itself. */
 const detailOf = (text: string): string => {
   const parsed = Wire.parseJson(text)
-  const body = Either.isRight(parsed) ? Wire.record(parsed.right) : {}
+  const body = Either.isRight(parsed) ? Json.record(parsed.right) : {}
   const error = body.error
-  const said = Wire.isRecord(error)
+  const said = Json.isRecord(error)
     ? error.message
     : typeof body.error_description === "string"
     ? body.error_description
@@ -77,7 +77,7 @@ export const classify = (answer: ErrorAnswer, sessionId: string | undefined): Me
   }
   const body = jsonRpcError(text)
   // -32001 on a 404 is "Session not found" (of a session we do not have), never a request's timeout.
-  if (body !== undefined && !(status === 404 && Wire.record(body.error).code === McpError.codes.RequestTimeout)) {
+  if (body !== undefined && !(status === 404 && Json.record(body.error).code === McpError.codes.RequestTimeout)) {
     return { _tag: "JsonRpc", body }
   }
   return {

@@ -3,7 +3,7 @@
  * into `Mcp-Param-{Name}` headers — finding them, validating the annotations, and reading and
  * comparing their values.
  */
-import { Json } from "@effect-mcp/schema"
+import { Json, McpError } from "@effect-mcp/schema"
 import * as Either from "effect/Either"
 import * as Wire from "./wire.js"
 
@@ -19,9 +19,9 @@ const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
 const countAnnotations = (u: unknown): number => {
   if (Array.isArray(u)) return u.reduce((n: number, v) => n + countAnnotations(v), 0)
-  if (!Wire.isRecord(u)) return 0
+  if (!Json.isRecord(u)) return 0
   let n = 0
-  for (const [k, v] of Object.entries(u)) n += k === "x-mcp-header" && !Wire.isRecord(v) ? 1 : countAnnotations(v)
+  for (const [k, v] of Object.entries(u)) n += k === "x-mcp-header" && !Json.isRecord(v) ? 1 : countAnnotations(v)
   return n
 }
 
@@ -33,12 +33,12 @@ export const find = (schema: unknown): Either.Either<ReadonlyArray<ParamHeader>,
   if (Json.exceedsDepth(schema, maxSchemaDepth)) return Either.left(`inputSchema nested deeper than ${maxSchemaDepth}`)
   const found: Array<ParamHeader> = []
   const walk = (node: Record<string, unknown>, path: ReadonlyArray<string>): string | undefined => {
-    for (const [key, child] of Object.entries(Wire.record(node.properties))) {
-      if (!Wire.isRecord(child)) continue
+    for (const [key, child] of Object.entries(Json.record(node.properties))) {
+      if (!Json.isRecord(child)) continue
       const here = [...path, key]
       if ("x-mcp-header" in child) {
         const name = child["x-mcp-header"]
-        if (typeof name !== "string" || !token.test(name)) return `invalid x-mcp-header ${Wire.quote(name)}`
+        if (typeof name !== "string" || !token.test(name)) return `invalid x-mcp-header ${McpError.quote(name)}`
         if (found.some((f) => f.name.toLowerCase() === name.toLowerCase())) return `duplicate x-mcp-header ${name}`
         if (child.type !== "string" && child.type !== "integer" && child.type !== "boolean") {
           return `x-mcp-header ${name} is on a parameter that is not a string, an integer or a boolean`
@@ -50,7 +50,7 @@ export const find = (schema: unknown): Either.Either<ReadonlyArray<ParamHeader>,
     }
     return undefined
   }
-  const problem = walk(Wire.record(schema), [])
+  const problem = walk(Json.record(schema), [])
   if (problem !== undefined) return Either.left(problem)
   if (countAnnotations(schema) !== found.length) {
     return Either.left("x-mcp-header is only allowed on statically reachable properties")
@@ -61,7 +61,7 @@ export const find = (schema: unknown): Either.Either<ReadonlyArray<ParamHeader>,
 /** The value at a parameter's path in the arguments (undefined when absent or null). */
 export const valueAt = (args: unknown, path: ReadonlyArray<string>): unknown => {
   let at: unknown = args
-  for (const key of path) at = Wire.record(at)[key]
+  for (const key of path) at = Json.record(at)[key]
   return at === null ? undefined : at
 }
 

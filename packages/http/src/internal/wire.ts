@@ -1,39 +1,17 @@
 /**
- * Small facts about JSON-RPC values as they arrive over HTTP (before the engine validates them),
- * and the header encodings of the Streamable HTTP transport.
+ * What only HTTP reads and writes around a JSON-RPC body: the revision a body's `_meta` names (to pick the era before
+ * the engine sees the body), JSON text parsed and an error answered as text, and the header encodings of the
+ * Streamable HTTP transport. Whether a raw body is a request, notification or response is `JsonRpc.looksLike*`.
  */
-import { type JsonRpc, McpError } from "@effect-mcp/schema"
+import { Json, JsonRpc } from "@effect-mcp/schema"
 import * as Either from "effect/Either"
 
 /** The `_meta` key that carries a request's revision under 2026-07-28. */
 export const protocolVersionKey = "io.modelcontextprotocol/protocolVersion"
 
-/** Whether a value is a plain object. */
-export const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** A value as an object (an empty one when it is not). */
-export const record = (u: unknown): Record<string, unknown> => (isRecord(u) ? u : {})
-
-/** Whether a value is a JSON-RPC id. */
-export const isId = (u: unknown): u is JsonRpc.RequestId => typeof u === "string" || Number.isSafeInteger(u)
-
-/** Whether a value looks like a request (a method and an id). */
-export const isRequest = (u: unknown): u is { readonly id: JsonRpc.RequestId; readonly method: string } =>
-  isRecord(u) && typeof u.method === "string" && isId(u.id)
-
-/** Whether a value looks like a notification (a method, no id). */
-export const isNotification = (u: unknown): boolean => isRecord(u) && typeof u.method === "string" && !("id" in u)
-
-/** Whether a value looks like a response (an id and a result or an error, no method). */
-export const isResponse = (u: unknown): u is { readonly id: JsonRpc.RequestId | null } =>
-  isRecord(u) && !("method" in u) && ("result" in u || "error" in u)
-
-/** The revision a message's `_meta` names, if any. */
-export const metaRevision = (u: unknown): unknown => record(record(record(u).params)._meta)[protocolVersionKey]
-
-/** A peer's value as an error message quotes it (bounded: see `McpError.quote`). */
-export const quote = McpError.quote
+/** The revision a message's `_meta` names, if any (read before the engine decodes the message). */
+export const metaRevision = (u: unknown): unknown =>
+  Json.record(Json.record(Json.record(u).params)._meta)[protocolVersionKey]
 
 /** Parses JSON text. */
 export const parseJson = (text: string): Either.Either<unknown, string> =>
@@ -41,7 +19,7 @@ export const parseJson = (text: string): Either.Either<unknown, string> =>
 
 /** A JSON-RPC error response as JSON text. */
 export const errorBody = (id: JsonRpc.RequestId | null, code: number, message: string, data?: unknown): string =>
-  JSON.stringify({ jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } })
+  JSON.stringify(JsonRpc.failure(id, data === undefined ? { code, message } : { code, message, data }))
 
 const sentinel = /^=\?base64\?(.*)\?=$/s
 

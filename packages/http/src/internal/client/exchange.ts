@@ -6,11 +6,10 @@
  * once. A request that gets no answer is settled with what happened instead.
  */
 import { Transport } from "@effect-mcp/core"
-import type { JsonRpc } from "@effect-mcp/schema"
+import { Json, type JsonRpc } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ClientFailure from "../clientFailure.js"
-import * as Wire from "../wire.js"
 import * as Answer from "./answer.js"
 import * as GetStream from "./getStream.js"
 import * as Inbound from "./inbound.js"
@@ -47,7 +46,7 @@ const refreshTools = (client: State.ClientState, meta: unknown) =>
       )
       if (result === undefined) return
       yield* Inbound.screenTools(client, result)
-      cursor = Wire.record(result.result).nextCursor
+      cursor = Json.record(result.result).nextCursor
       if (typeof cursor !== "string") return
     }
   })
@@ -84,10 +83,10 @@ export const exchange = (
           // Not a Streamable HTTP server: try the deprecated HTTP+SSE transport at the same URL.
           if (yield* Legacy.open(client)) continue
         }
-        const code = Wire.record(ClientFailure.jsonRpcError(text)?.error).code
+        const code = Json.record(ClientFailure.jsonRpcError(text)?.error).code
         if (rev !== undefined && request.method === "tools/call" && code === -32020 && attempt === 0) {
           // The tool may mirror parameters we have not heard of: learn them from tools/list, then retry once.
-          yield* Effect.ignore(refreshTools(client, Wire.record(request.params)._meta))
+          yield* Effect.ignore(refreshTools(client, Json.record(request.params)._meta))
           continue
         }
         return yield* Inbound.errorAnswer(client, id, response, text, rev === undefined ? stale : undefined)

@@ -5,7 +5,7 @@
  * settled with what the transport saw instead (see `../clientFailure.ts`).
  */
 import { Transport } from "@effect-mcp/core"
-import type { JsonRpc } from "@effect-mcp/schema"
+import { Json, JsonRpc, McpError } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberMap from "effect/FiberMap"
@@ -18,12 +18,12 @@ import type { ClientState } from "./state.js"
 /** A 2026 `tools/list` result without the tools whose `x-mcp-header` annotations are invalid. */
 export const screenTools = (client: ClientState, response: Record<string, unknown>) =>
   Effect.gen(function*() {
-    const result = Wire.record(response.result)
+    const result = Json.record(response.result)
     if (!Array.isArray(result.tools)) return response
     const kept: Array<unknown> = []
     for (const tool of result.tools) {
-      const name = Wire.quote(Wire.record(tool).name)
-      const found = ParamHeaders.find(Wire.record(tool).inputSchema)
+      const name = McpError.quote(Json.record(tool).name)
+      const found = ParamHeaders.find(Json.record(tool).inputSchema)
       if (Either.isLeft(found)) {
         yield* Effect.logWarning(`effect-mcp: ignoring tool ${name}: ${found.left}`)
         continue
@@ -40,23 +40,26 @@ export const receive = (client: ClientState, message: unknown): Effect.Effect<vo
     const items: ReadonlyArray<unknown> = Array.isArray(message) ? message : [message]
     let forward = true
     for (const m of items) {
-      if (!Wire.isResponse(m) || m.id === null) continue
-      const hook = client.internal.get(m.id)
+      if (!JsonRpc.looksLikeResponse(m)) continue
+      // A response whose id is not a request id answers nothing of ours: none of these maps can hold it.
+      const id = JsonRpc.salvageId(m)
+      if (id === null) continue
+      const hook = client.internal.get(id)
       if (hook !== undefined) {
-        client.internal.delete(m.id)
-        hook(m as Record<string, unknown>)
+        client.internal.delete(id)
+        hook(m)
         forward = false
         continue
       }
-      if (FiberMap.unsafeHas(client.exchanges, m.id)) client.answered.add(m.id)
-      if (client.initialize !== undefined && m.id === client.initialize.id) {
-        const version = Wire.record((m as { result?: unknown }).result).protocolVersion
+      if (FiberMap.unsafeHas(client.exchanges, id)) client.answered.add(id)
+      if (client.initialize !== undefined && id === client.initialize.id) {
+        const version = Json.record(m.result).protocolVersion
         if (typeof version === "string") client.protocolVersion = version
       }
     }
     if (!forward) return Effect.void
-    const single = Wire.isResponse(message) && message.id !== null ? message.id : undefined
-    const screened = single !== undefined && client.stateless.get(single) === "tools/list"
+    const single = JsonRpc.looksLikeResponse(message) ? JsonRpc.salvageId(message) : null
+    const screened = single !== null && client.stateless.get(single) === "tools/list"
       ? screenTools(client, message as Record<string, unknown>)
       : Effect.succeed(message)
     return Effect.flatMap(screened, (m) =>

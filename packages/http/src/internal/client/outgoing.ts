@@ -3,7 +3,7 @@
  * handshake session; or, on a 2026-07-28 request, `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the tool's
  * mirrored `Mcp-Param-*` headers instead), and the HTTP exchange that carries it.
  */
-import { Revision } from "@effect-mcp/schema"
+import { Json, Revision } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import type * as McpHttpClient from "../../McpHttpClient.js"
 import * as ParamHeaders from "../paramHeaders.js"
@@ -30,16 +30,16 @@ export const headersFor = (client: ClientState, message: unknown, withSession: b
     if (token !== undefined) headers["authorization"] = `Bearer ${token}`
     const rev = statelessRevision(message)
     if (rev !== undefined) {
-      const m = Wire.record(message)
+      const m = Json.record(message)
       headers["mcp-protocol-version"] = rev
       if (typeof m.method === "string") {
         headers["mcp-method"] = m.method
         const field = Wire.namedMethods[m.method]
-        const value = field === undefined ? undefined : Wire.record(m.params)[field]
+        const value = field === undefined ? undefined : Json.record(m.params)[field]
         if (value !== undefined) headers["mcp-name"] = Wire.encodeHeaderValue(String(value))
         if (m.method === "tools/call") {
           for (const param of client.mirrored.get(String(value)) ?? []) {
-            const mirroredValue = ParamHeaders.valueAt(Wire.record(m.params).arguments, param.path)
+            const mirroredValue = ParamHeaders.valueAt(Json.record(m.params).arguments, param.path)
             const header = mirroredValue === undefined ? undefined : ParamHeaders.headerValue(mirroredValue)
             if (header !== undefined) headers[`mcp-param-${param.name.toLowerCase()}`] = header
           }

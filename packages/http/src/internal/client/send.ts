@@ -5,11 +5,10 @@
  * handshake's `notifications/initialized` opens the standalone GET stream.
  */
 import { Transport } from "@effect-mcp/core"
-import type { JsonRpc } from "@effect-mcp/schema"
+import { Json, JsonRpc } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
 import * as ClientFailure from "../clientFailure.js"
-import * as Wire from "../wire.js"
 import * as Answer from "./answer.js"
 import * as Exchange from "./exchange.js"
 import * as Legacy from "./legacy.js"
@@ -23,7 +22,7 @@ export const send = (
   message: Transport.Outgoing
 ): Effect.Effect<void, Transport.TransportError> =>
   Effect.gen(function*() {
-    if (!Array.isArray(message) && Wire.isRequest(message)) {
+    if (!Array.isArray(message) && JsonRpc.looksLikeRequest(message)) {
       const request = message as JsonRpc.Request
       const rev = Outgoing.statelessRevision(request)
       if (rev !== undefined) client.stateless.set(request.id, request.method)
@@ -32,15 +31,15 @@ export const send = (
       yield* FiberMap.run(client.exchanges, request.id, Exchange.exchange(client, request, rev))
       return
     }
-    const m = Wire.record(message)
+    const m = Json.record(message)
     if (m.method === "notifications/cancelled") {
-      const id = Wire.record(m.params).requestId
-      if (Wire.isId(id) && client.stateless.has(id)) {
+      const id = Json.record(m.params).requestId
+      if (JsonRpc.isRequestId(id) && client.stateless.has(id)) {
         // Under 2026-07-28 closing the response stream is the cancellation.
         return yield* FiberMap.remove(client.exchanges, id)
       }
       // A cancelled request gets no response: stop waiting for (and resuming) its stream.
-      if (Wire.isId(id)) yield* FiberMap.remove(client.exchanges, id)
+      if (JsonRpc.isRequestId(id)) yield* FiberMap.remove(client.exchanges, id)
     }
     if (client.mode === "legacy") return yield* Legacy.send(client, message, undefined)
     if (client.protocolVersion === undefined && client.sessionId === undefined && client.stateless.size > 0) return

@@ -4,11 +4,11 @@
  * ended with DELETE when the transport closes.
  */
 import { Transport } from "@effect-mcp/core"
+import { Json } from "@effect-mcp/schema"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
 import * as ClientFailure from "../clientFailure.js"
-import * as Wire from "../wire.js"
 import * as Answer from "./answer.js"
 import * as GetStream from "./getStream.js"
 import * as Outgoing from "./outgoing.js"
@@ -39,7 +39,7 @@ export const reinitialize = (client: State.ClientState, stale: string): Effect.E
       }
       yield* Answer.read(client, response, State.cursor())
       const ok = result !== undefined && "result" in result &&
-        Wire.record(result.result).protocolVersion === client.protocolVersion
+        Json.record(result.result).protocolVersion === client.protocolVersion
       if (!ok) {
         return yield* new Transport.SessionExpired({
           sessionId: stale,

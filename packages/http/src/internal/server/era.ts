@@ -3,7 +3,7 @@
  * request is stateless (2026-07-28) when its `MCP-Protocol-Version` header names that revision or a later date, or
  * when its body names a revision in `_meta` (an `initialize` never is); anything else belongs to a handshake session.
  */
-import { Revision } from "@effect-mcp/schema"
+import { Json, Revision } from "@effect-mcp/schema"
 import * as Wire from "../wire.js"
 
 /** Whether an `MCP-Protocol-Version` header names the stateless revision (or a later date). */
@@ -16,4 +16,4 @@ export const isStatelessHeader = (version: string | undefined): boolean =>
 export const isStatelessPost = (body: unknown, version: string | undefined): boolean =>
   Array.isArray(body)
     ? isStatelessHeader(version)
-    : Wire.record(body).method !== "initialize" && (Wire.metaRevision(body) !== undefined || isStatelessHeader(version))
+    : Json.record(body).method !== "initialize" && (Wire.metaRevision(body) !== undefined || isStatelessHeader(version))

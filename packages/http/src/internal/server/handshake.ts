@@ -5,13 +5,12 @@
  * overtakes its request (on another connection) cancels it when it arrives.
  */
 import { Transport } from "@effect-mcp/core"
-import { JsonRpc, McpError } from "@effect-mcp/schema"
+import { Json, JsonRpc, McpError } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as EventStore from "../../EventStore.js"
 import * as Media from "../media.js"
 import * as Outbox from "../outbox.js"
-import * as Wire from "../wire.js"
 import type { Admission } from "./admission.js"
 import type { Answer, StreamParams } from "./answer.js"
 import type { Config } from "./config.js"
@@ -56,7 +55,8 @@ const alreadyInFlight = invalid("Invalid request: a request with this id is alre
 const noStandalone = Replies.methodNotAllowed("Method not allowed", "POST, DELETE")
 const okStatus = () => 200
 
-const isMessage = (m: unknown) => Wire.isRequest(m) || Wire.isNotification(m) || Wire.isResponse(m)
+const isMessage = (m: unknown) =>
+  JsonRpc.looksLikeRequest(m) || JsonRpc.looksLikeNotification(m) || JsonRpc.looksLikeResponse(m)
 
 /** The handshake eras of an endpoint. */
 export const make = (deps: Deps): Handshake => {
@@ -65,10 +65,10 @@ export const make = (deps: Deps): Handshake => {
   /** A cancelled request gets no response: its POST stream ends without one. */
   const settleCancellations = (s: Session, items: ReadonlyArray<unknown>) =>
     Effect.forEach(items, (m) => {
-      const r = Wire.record(m)
+      const r = Json.record(m)
       if (r.method !== "notifications/cancelled") return Effect.void
-      const id = Wire.record(r.params).requestId
-      if (!Wire.isId(id)) return Effect.void
+      const id = Json.record(r.params).requestId
+      if (!JsonRpc.isRequestId(id)) return Effect.void
       const target = s.routes.get(id)
       if (target === undefined) {
         s.cancelledEarly.add(id)
@@ -88,8 +88,8 @@ export const make = (deps: Deps): Handshake => {
       if (items.length === 0 || !items.every(isMessage)) {
         return Replies.error(400, notJsonRpc, {}, Array.isArray(body) ? null : JsonRpc.salvageId(body))
       }
-      const isInit = Wire.isRequest(body) && body.method === "initialize"
-      if (Array.isArray(body) && items.some((m) => Wire.isRequest(m) && m.method === "initialize")) {
+      const isInit = JsonRpc.looksLikeRequest(body) && body.method === "initialize"
+      if (Array.isArray(body) && items.some((m) => JsonRpc.looksLikeRequest(m) && m.method === "initialize")) {
         return initializeInBatch
       }
       let s: Session
@@ -109,7 +109,7 @@ export const make = (deps: Deps): Handshake => {
           invalid(`Invalid request: a batch of ${body.length} messages, more than ${maxBatchSize}`)
         )
       }
-      const requestIds = items.filter(Wire.isRequest).map((m) => m.id)
+      const requestIds = items.filter(JsonRpc.looksLikeRequest).map((m) => m.id)
       if (requestIds.some((id) => s.routes.has(id))) {
         return Replies.error(400, alreadyInFlight, {}, Array.isArray(body) ? null : requestIds[0]!)
       }

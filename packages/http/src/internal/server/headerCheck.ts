@@ -3,6 +3,7 @@
  * must agree with its body, and so must the `Mcp-Param-{Name}` headers of the parameters its tool mirrors.
  */
 import type { McpServer } from "@effect-mcp/core"
+import { Json, JsonRpc, McpError } from "@effect-mcp/schema"
 import * as Either from "effect/Either"
 import * as ParamHeaders from "../paramHeaders.js"
 import * as Wire from "../wire.js"
@@ -19,14 +20,16 @@ export const mismatch = (
   if (version === undefined) return "Header mismatch: the MCP-Protocol-Version header is required"
   if (meta !== version) {
     return `Header mismatch: MCP-Protocol-Version header value '${version}' does not match body value '${
-      Wire.quote(meta)
+      McpError.quote(meta)
     }'`
   }
-  if (!Wire.isRequest(body)) return undefined
+  if (!JsonRpc.looksLikeRequest(body)) return undefined
   const method = request.headers["mcp-method"]
   if (method === undefined) return "Header mismatch: the Mcp-Method header is required"
   if (method !== body.method) {
-    return `Header mismatch: Mcp-Method header value '${method}' does not match body value '${Wire.quote(body.method)}'`
+    return `Header mismatch: Mcp-Method header value '${method}' does not match body value '${
+      McpError.quote(body.method)
+    }'`
   }
   const field = Wire.namedMethods[body.method]
   if (field === undefined) return undefined
@@ -34,11 +37,11 @@ export const mismatch = (
   if (raw === undefined) return `Header mismatch: the Mcp-Name header is required for ${body.method}`
   const name = Wire.decodeHeaderValue(raw)
   if (name === undefined) return "Header mismatch: the Mcp-Name header is not valid Base64"
-  const params = Wire.record(Wire.record(body).params)
+  const params = Json.record(Json.record(body).params)
   const value = params[field]
   if (typeof value !== "string" || name !== value) {
-    return `Header mismatch: Mcp-Name header value '${Wire.quote(name)}' does not match body value '${
-      Wire.quote(value)
+    return `Header mismatch: Mcp-Name header value '${McpError.quote(name)}' does not match body value '${
+      McpError.quote(value)
     }'`
   }
   if (body.method !== "tools/call") return undefined

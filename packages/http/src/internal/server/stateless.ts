@@ -10,14 +10,13 @@
  * whichever request came first; it lives in the endpoint's scope, so shutting down ends a long `subscriptions/listen`.
  */
 import { McpServer, Transport } from "@effect-mcp/core"
-import { JsonRpc, McpError, Revision } from "@effect-mcp/schema"
+import { Json, JsonRpc, McpError, Revision } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as Media from "../media.js"
 import * as Outbox from "../outbox.js"
-import * as Wire from "../wire.js"
 import type { Answer } from "./answer.js"
 import type { AnswerForm, Config } from "./config.js"
 import type { Incoming, Reply } from "./exchange.js"
@@ -112,16 +111,16 @@ export const make = (
 
     return (request, body, auth, accept) =>
       Effect.gen(function*() {
-        if (!Wire.isRecord(body)) return batchRefused
+        if (!Json.isRecord(body)) return batchRefused
         // A request (or what tries to be one: an id and no result) is answered with its id when it can be read; a
         // response or a notification never is.
-        const id = Wire.isResponse(body) ? null : JsonRpc.salvageId(body)
+        const id = JsonRpc.looksLikeResponse(body) ? null : JsonRpc.salvageId(body)
         const mismatch = HeaderCheck.mismatch(server, request, body)
         if (mismatch !== undefined) {
           return Replies.error(400, new McpError.HeaderMismatch({ message: mismatch }), {}, id)
         }
-        if (Wire.isNotification(body)) return Replies.empty(202)
-        if (!Wire.isRequest(body)) return Replies.error(400, onlyRequests, {}, id)
+        if (JsonRpc.looksLikeNotification(body)) return Replies.empty(202)
+        if (!JsonRpc.looksLikeRequest(body)) return Replies.error(400, onlyRequests, {}, id)
         const requestId = body.id
         // A listen stream is nothing but notifications: it is SSE whatever the response mode.
         const as = Media.answerAs(accept, config.mode, body.method === "subscriptions/listen")
