@@ -155,6 +155,12 @@ export interface ServerRequests {
   }
 }
 
+/** Every request either side sends, with its params and result types (`ping` goes both ways, alike). */
+export interface Requests extends ClientRequests, ServerRequests {}
+
+/** The result type of a request method. */
+export type ResultOf<M extends keyof Requests> = Requests[M]["result"]
+
 /** The notifications either side sends, with their params types. */
 export interface Notifications {
   readonly "notifications/initialized": Domain.InitializedNotificationParams | undefined

@@ -4,8 +4,8 @@
  * types, absent and present params, `input_required` results, the order in which leniency tries revisions, and
  * the bounds of `Codec.describe`.
  */
-import { Codec, Json } from "@effect-mcp/schema"
-import { describe, expect, it } from "@effect/vitest"
+import { Codec, Json, type Mcp } from "@effect-mcp/schema"
+import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
@@ -132,6 +132,23 @@ describe("results", () => {
       expect(Either.isLeft(Codec.decodeResult("tools/call", "2026-07-28", bad))).toBe(true)
       expect(Either.isLeft(Codec.decodeResult("tools/call", "2025-06-18", bad))).toBe(true)
     }
+  })
+})
+
+describe("typed results", () => {
+  it("a method named by a literal decodes to its method table type; one named at run time to unknown", () => {
+    const listed = Codec.decodeResult("tools/list", "2025-11-25", { tools: [] })
+    expectTypeOf(listed).toEqualTypeOf<Either.Either<Mcp.ListToolsResult, ParseResult.ParseError>>()
+    expect(Either.map(listed, (r) => r.tools)).toEqual(Either.right([]))
+    const roots = Codec.decodeResultLenient("roots/list", "2024-11-05", { roots: [] })
+    expectTypeOf(roots).toEqualTypeOf<Either.Either<Mcp.ListRootsResult, ParseResult.ParseError>>()
+    const method: string = "tools/list"
+    expectTypeOf(Codec.decodeResult(method, "2025-11-25", {})).toEqualTypeOf<
+      Either.Either<unknown, ParseResult.ParseError>
+    >()
+    expectTypeOf(Codec.decodeResultLenient(method, "2025-11-25", {})).toEqualTypeOf<
+      Either.Either<unknown, ParseResult.ParseError>
+    >()
   })
 })
 

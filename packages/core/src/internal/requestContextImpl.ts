@@ -2,12 +2,15 @@
  * The RequestContext a server session gives each request's handler: its data as fields and its operations on a
  * shared prototype, so that a request allocates one object instead of one closure per operation.
  */
-import { Json, type JsonRpc, type Mcp, type McpError, type Revision } from "@effect-mcp/schema"
+import { Json, type JsonRpc, type Mcp, type McpError, type Method, type Revision } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as RequestContext from "../RequestContext.js"
 import type { AuthInfo } from "../Transport.js"
+
+/** A server→client request a handler makes through its context: every request the server sends but `ping`. */
+export type AskedMethod = Exclude<keyof Method.ServerRequests, "ping">
 
 /** The client as one request sees it: from the handshake, or from the request's own `_meta` (2026-07-28). */
 export interface Peer {
@@ -15,15 +18,18 @@ export interface Peer {
   readonly clientInfo: Mcp.Implementation | undefined
   /** The threshold of log messages; `null` means no log messages at all (2026-07-28 without a level). */
   readonly logLevel: () => RequestContext.LoggingLevel | undefined | null
-  /** Sends (or, statelessly, asks the client to answer) a server→client request, related to request `relatedId`. */
-  readonly ask: (
-    method: string,
-    params: unknown,
+  /**
+   * Sends (or, statelessly, asks the client to answer) a server→client request, related to request `relatedId`:
+   * typed by the method table, its params are the method's and so is the decoded result.
+   */
+  readonly ask: <M extends AskedMethod>(
+    method: M,
+    params: Method.ServerRequests[M]["params"],
     required: Record<string, unknown>,
     satisfied: boolean,
     rev: Revision.Revision,
     relatedId: JsonRpc.RequestId
-  ) => Effect.Effect<unknown, McpError.McpError>
+  ) => Effect.Effect<Method.ServerRequests[M]["result"], McpError.McpError>
 }
 
 /** What a request's context needs from its session. */
@@ -135,7 +141,7 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
         has,
         this.revision,
         this.relatedId
-      ) as Effect.Effect<Mcp.ElicitResult, McpError.McpError>
+      )
     }
   }
 
@@ -151,7 +157,7 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
         has,
         this.revision,
         this.relatedId
-      ) as Effect.Effect<Mcp.CreateMessageResult, McpError.McpError>
+      )
     }
   }
 
@@ -164,6 +170,6 @@ export class RequestContextImpl implements RequestContext.RequestContextService 
         this.clientCapabilities.roots !== undefined,
         this.revision,
         this.relatedId
-      ) as Effect.Effect<Mcp.ListRootsResult, McpError.McpError>
+      )
   }
 }

@@ -17,7 +17,7 @@ export const decodeResult = <M extends keyof Method.ClientRequests>(
 ): Effect.Effect<Method.ClientRequests[M]["result"], ProtocolViolation> => {
   const decoded = Codec.decodeResultLenient(method, revision, result)
   return Either.isRight(decoded)
-    ? Effect.succeed(decoded.right as Method.ClientRequests[M]["result"])
+    ? Effect.succeed(decoded.right)
     : Effect.fail(
       new ProtocolViolation({ reason: `the server's ${method} result is invalid: ${Codec.describe(decoded.left)}` })
     )

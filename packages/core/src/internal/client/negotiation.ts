@@ -67,7 +67,7 @@ const probe = (
       _meta: statelessMeta(client, Revision.stateless)
     }).pipe(
       Effect.map((r) => Codec.decodeResult("server/discover", Revision.stateless, r)),
-      Effect.map((r) => (Either.isRight(r) ? (r.right as Mcp.DiscoverResult) : undefined)),
+      Effect.map((r) => (Either.isRight(r) ? r.right : undefined)),
       // The server answered (a JSON-RPC error, or an HTTP error with no JSON-RPC body): it does not speak
       // 2026-07-28, so `initialize` follows. Refused credentials or a broken connection end the handshake at once.
       Effect.catchAll((e) =>
@@ -128,7 +128,7 @@ const greet = (
     if (Either.isLeft(init)) {
       return yield* new HandshakeFailed({ reason: `invalid initialize result: ${Codec.describe(init.left)}` })
     }
-    const initialized = init.right as Mcp.InitializeResult
+    const initialized = init.right
     if (pinned === undefined) yield* remember("handshake")
     yield* client.engine.notify("notifications/initialized", undefined).pipe(
       Effect.mapError((cause) => new HandshakeFailed({ reason: "could not send notifications/initialized", cause }))

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as RequestContext from "../../RequestContext.js"
 import type * as Transport from "../../Transport.js"
-import type { Peer } from "../requestContextImpl.js"
+import type { AskedMethod, Peer } from "../requestContextImpl.js"
 import { startPushes } from "./changes.js"
 import { admit, type Admitted, contextOf, encodeResult, metaOf, type Reply } from "./dispatch.js"
 import { invalidParams } from "./meta.js"
@@ -103,15 +103,15 @@ const awaitInitialized = (session: SessionState): Effect.Effect<void, McpError.M
 }
 
 /** Sends a server→client request related to request `related`, once the client has said it is initialized. */
-const clientRequest = (
+const clientRequest = <M extends AskedMethod>(
   session: SessionState,
-  method: string,
+  method: M,
   rev: Revision.Revision,
-  params: unknown,
+  params: Method.ServerRequests[M]["params"],
   related: JsonRpc.RequestId,
   required: Record<string, unknown>,
   satisfied: boolean
-): Effect.Effect<unknown, McpError.McpError> =>
+): Effect.Effect<Method.ServerRequests[M]["result"], McpError.McpError> =>
   Effect.gen(function*() {
     if (!satisfied || Method.shape(method, rev) === undefined) {
       return yield* new McpError.MissingRequiredClientCapability({
@@ -159,14 +159,14 @@ export class HandshakePeer implements Peer {
   logLevel(): RequestContext.LoggingLevel | undefined {
     return this.session.logLevel
   }
-  ask(
-    method: string,
-    params: unknown,
+  ask<M extends AskedMethod>(
+    method: M,
+    params: Method.ServerRequests[M]["params"],
     required: Record<string, unknown>,
     satisfied: boolean,
     rev: Revision.Revision,
     id: JsonRpc.RequestId
-  ): Effect.Effect<unknown, McpError.McpError> {
+  ): Effect.Effect<Method.ServerRequests[M]["result"], McpError.McpError> {
     return clientRequest(this.session, method, rev, params, id, required, satisfied)
   }
 }

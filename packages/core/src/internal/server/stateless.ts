@@ -5,14 +5,14 @@
  * retry replays the handler with them. Results are spelled as 2026 wants them (`resultType`, the server's identity,
  * cache hints).
  */
-import { Codec, type JsonRpc, type Mcp, McpError, Revision } from "@effect-mcp/schema"
+import { Codec, type JsonRpc, type Mcp, McpError, type Method, Revision } from "@effect-mcp/schema"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as RequestContext from "../../RequestContext.js"
 import type * as Transport from "../../Transport.js"
-import type { Peer } from "../requestContextImpl.js"
+import type { AskedMethod, Peer } from "../requestContextImpl.js"
 import { admit, type Admitted, contextOf, encodeResult, metaOf, type Reply } from "./dispatch.js"
 import { invalidParams, metaKeys, methodNotFound, record, tasksExtension } from "./meta.js"
 import type { CacheableMethod } from "./service.js"
@@ -57,13 +57,13 @@ class StatelessPeer implements Peer {
     return typeof this.#level === "string" ? (this.#level as RequestContext.LoggingLevel) : null
   }
 
-  ask(
-    askMethod: string,
+  ask<M extends AskedMethod>(
+    askMethod: M,
     askParams: unknown,
     required: Record<string, unknown>,
     satisfied: boolean
-  ): Effect.Effect<unknown, McpError.McpError> {
-    return Effect.suspend((): Effect.Effect<unknown, McpError.McpError> => {
+  ): Effect.Effect<Method.ServerRequests[M]["result"], McpError.McpError> {
+    return Effect.suspend((): Effect.Effect<Method.ServerRequests[M]["result"], McpError.McpError> => {
       if (!satisfied) {
         return Effect.fail(
           new McpError.MissingRequiredClientCapability({
@@ -77,7 +77,7 @@ class StatelessPeer implements Peer {
       if (key in this.answers) {
         const answer = Codec.decodeAs(this.rev, types.result, this.answers[key])
         return Either.isRight(answer)
-          ? Effect.succeed(answer.right)
+          ? Effect.succeed(answer.right as Method.ServerRequests[M]["result"]) // inputTypes names M's result type
           : Effect.fail(invalidParams(`Invalid input response ${key}: ${Codec.describe(answer.left)}`))
       }
       const encoded = Codec.encode(this.rev, types.request, { method: askMethod, params: askParams })
