@@ -4,7 +4,7 @@
  * verdicts, what goes on the wire and with which send options, progress and cancellation edge cases, batches,
  * timeouts on time, a frame whose handling throws, and how a connection ends (and that it then holds no fiber).
  */
-import { McpError } from "@effect-mcp/schema"
+import { JsonRpc, McpError } from "@effect-mcp/schema"
 import { describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
@@ -162,13 +162,13 @@ const deepObject = (depth: number): object => {
 
 describe("FrameLimits", () => {
   it("looksLikeResponse: an object with a result or an error and no method", () => {
-    expect(FrameLimits.looksLikeResponse({ id: 1, result: {} })).toBe(true)
-    expect(FrameLimits.looksLikeResponse({ error: {} })).toBe(true)
-    expect(FrameLimits.looksLikeResponse({ id: 1 })).toBe(false)
-    expect(FrameLimits.looksLikeResponse({ id: 1, method: "m", result: {} })).toBe(false)
-    expect(FrameLimits.looksLikeResponse({ method: "m", error: {} })).toBe(false)
-    expect(FrameLimits.looksLikeResponse(Object.assign([], { result: 1 }))).toBe(false)
-    for (const u of [null, undefined, "result", 7, true]) expect(FrameLimits.looksLikeResponse(u)).toBe(false)
+    expect(JsonRpc.looksLikeResponse({ id: 1, result: {} })).toBe(true)
+    expect(JsonRpc.looksLikeResponse({ error: {} })).toBe(true)
+    expect(JsonRpc.looksLikeResponse({ id: 1 })).toBe(false)
+    expect(JsonRpc.looksLikeResponse({ id: 1, method: "m", result: {} })).toBe(false)
+    expect(JsonRpc.looksLikeResponse({ method: "m", error: {} })).toBe(false)
+    expect(JsonRpc.looksLikeResponse(Object.assign([], { result: 1 }))).toBe(false)
+    for (const u of [null, undefined, "result", 7, true]) expect(JsonRpc.looksLikeResponse(u)).toBe(false)
   })
 
   it("checkDepth: within the bound nothing; a notification dropped; a response fails its request", () => {

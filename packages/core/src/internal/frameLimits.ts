@@ -23,14 +23,11 @@ export type Refusal =
   /** A notification: dropped. */
   | { readonly _tag: "Drop"; readonly reason: string }
 
-/** Whether a value looks like a response (see `JsonRpc.looksLikeResponse`; the engine reads it from here). */
-export const looksLikeResponse: (u: unknown) => boolean = JsonRpc.looksLikeResponse
-
 /** The verdict on a frame nested deeper than `maxDepth`, or undefined when it is within the bound. */
 export const checkDepth = (u: unknown, maxDepth: number): Refusal | undefined => {
   if (!Json.exceedsDepth(u, maxDepth)) return undefined
   const reason = `nested deeper than ${maxDepth} levels`
-  if (looksLikeResponse(u)) return { _tag: "FailRequest", id: JsonRpc.salvageId(u), reason }
+  if (JsonRpc.looksLikeResponse(u)) return { _tag: "FailRequest", id: JsonRpc.salvageId(u), reason }
   if (JsonRpc.looksLikeNotification(u)) return { _tag: "Drop", reason }
   const id = JsonRpc.salvageId(u)
   const onlyParams = id !== null && Json.isRecord(u) && typeof u.method === "string" &&

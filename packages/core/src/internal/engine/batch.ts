@@ -38,7 +38,7 @@ export const handleBatch = <E>(
       }
       const decoded = JsonRpc.decodeMessage(item)
       if (Either.isLeft(decoded)) {
-        if (!FrameLimits.looksLikeResponse(item)) {
+        if (!JsonRpc.looksLikeResponse(item)) {
           const slot = yield* Deferred.make<Option.Option<JsonRpc.Message>>()
           yield* Deferred.succeed(
             slot,

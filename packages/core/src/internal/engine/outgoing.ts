@@ -3,11 +3,10 @@
  * (or with what the transport says of it), resetting its timeout on progress, and abandoning it when its caller goes
  * away first.
  */
-import { JsonRpc, McpError } from "@effect-mcp/schema"
+import { Json, JsonRpc, McpError } from "@effect-mcp/schema"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { ConnectionClosed } from "../../Errors.js"
-import { isRecord } from "../record.js"
 import * as FastPath from "./fastPath.js"
 import { complete, expiryOf, type Pending } from "./pending.js"
 import { sendCancel } from "./send.js"
@@ -55,7 +54,7 @@ export const request = <E>(
     requestOptions.onId?.(id)
     const withToken = requestOptions.onProgress === undefined ? params : {
       ...params,
-      _meta: { ...(isRecord(params?._meta) ? params._meta : {}), progressToken: id }
+      _meta: { ...(Json.isRecord(params?._meta) ? params._meta : {}), progressToken: id }
     }
     FastPath.watchCaller(caller, entry)
     // A request that expired before the caller got to send it (a fiber that yielded under load for longer than a

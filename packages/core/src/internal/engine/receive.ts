@@ -31,7 +31,7 @@ export const deliver = <E>(state: ConnectionState<E>, incoming: Transport.Incomi
 /** Logs a frame whose reading died, and answers it with -32603 when it is a request with a readable id. */
 const receiveFailed = <E>(state: ConnectionState<E>, incoming: Transport.Incoming, defect: unknown): void => {
   const u = incoming._tag === "Malformed" ? undefined : incoming.message
-  const id = Array.isArray(u) || FrameLimits.looksLikeResponse(u) ? null : JsonRpc.salvageId(u)
+  const id = Array.isArray(u) || JsonRpc.looksLikeResponse(u) ? null : JsonRpc.salvageId(u)
   FastPath.runInBackground(
     state,
     Effect.zipRight(

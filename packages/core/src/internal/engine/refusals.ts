@@ -36,7 +36,7 @@ export const refused = <E>(
 
 /** A frame that is no JSON-RPC message: a request gets -32600; a response fails the request it answers, at once. */
 export const invalid = <E>(state: ConnectionState<E>, u: unknown, reason: string): void => {
-  if (!FrameLimits.looksLikeResponse(u)) {
+  if (!JsonRpc.looksLikeResponse(u)) {
     FastPath.runInBackground(
       state,
       sendQuietly(
