@@ -16,7 +16,6 @@ import { tasksExtension } from "./internal/server/meta.js"
 import { RuntimeId, ServerRuntime } from "./internal/server/runtime.js"
 import type {
   CacheableMethod,
-  ChangeWatcher,
   ConnectionCounts,
   ListKind,
   McpServerService,
@@ -32,7 +31,7 @@ import * as Tool from "./Tool.js"
 import type * as Transport from "./Transport.js"
 
 // The server's types live in internal/server/service.ts, which the session's modules import instead of this one.
-export type { CacheableMethod, ChangeWatcher, ConnectionCounts, ListKind, McpServerService, Options, ServerStats }
+export type { CacheableMethod, ConnectionCounts, ListKind, McpServerService, Options, ServerStats }
 
 /** The default of `Options.maxDepth`: a frame nested deeper is refused unread. */
 export const defaultMaxDepth = Engine.defaultMaxDepth
