@@ -1,3 +1,4 @@
+import { mergeConfig } from "vitest/config"
 import { shared } from "../../vitest.shared.js"
 
-export default shared("cli")
+export default mergeConfig(shared("cli"), { test: { globalSetup: ["./test/bundle.setup.ts"] } })

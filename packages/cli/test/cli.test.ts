@@ -1,4 +1,4 @@
-/** The effect-mcp command as people run it: the built bin as a child process, against real servers. */
+/** The effect-mcp command as people run it: the bundled bin (dist/effect-mcp.mjs) as a child process, against real servers. */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
+const bin = fileURLToPath(new URL("../dist/effect-mcp.mjs", import.meta.url))
 const everything = fileURLToPath(new URL("../../../examples/everything/dist/main.js", import.meta.url))
 const scenarios = fileURLToPath(new URL("../../../examples/scenarios/dist/main.js", import.meta.url))
 const stdio = ["--", process.execPath, everything, "--stdio"]

@@ -17,7 +17,7 @@ import * as Answers from "../../schema/test/fuzz/answers.js"
 import * as Oracle from "../../schema/test/fuzz/callOracle.js"
 import * as H from "../../schema/test/fuzz/hostile.js"
 
-const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
+const bin = fileURLToPath(new URL("../dist/effect-mcp.mjs", import.meta.url))
 const RUNS = H.frameCount(10)
 const seed = H.seed("cli/hostileServer")
 const replay = `(seed ${seed}: EFFECT_MCP_FUZZ_SEED=${seed} to replay)`

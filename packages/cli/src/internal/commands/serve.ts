@@ -15,8 +15,18 @@ export const examples: Record<string, string> = {
   scenarios: "scenarios"
 }
 
-const exampleMain = (name: string) =>
-  fileURLToPath(new URL(`../../../../../examples/${examples[name]}/dist/main.js`, import.meta.url))
+/**
+ * An example's built server: `examples/<name>/dist/main.js` of the checkout this command runs from, looked for in
+ * the folders above this module (it runs from `dist/internal/commands/` unbundled, from `dist/` bundled).
+ */
+const exampleMain = (name: string) => {
+  const relative = `examples/${examples[name]}/dist/main.js`
+  for (let up = "../"; up.length <= 24; up += "../") {
+    const candidate = fileURLToPath(new URL(`${up}${relative}`, import.meta.url))
+    if (existsSync(candidate)) return candidate
+  }
+  return fileURLToPath(new URL(`../../../${relative}`, import.meta.url))
+}
 
 /** `serve`: a bundled example server, on stdio or Streamable HTTP. */
 export const serve = Command.make(
