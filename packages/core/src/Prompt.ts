@@ -10,18 +10,20 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import { runHandler } from "./internal/handlerContext.js"
+import * as RequiredScopes from "./internal/requiredScopes.js"
 import type { RequestContext, RequestContextService } from "./RequestContext.js"
 import type { Completer } from "./Resource.js"
+import type { Protected } from "./Tool.js"
 
 /** What a prompt may return: one user message's text, messages, or the whole result. */
 export type PromptBody = string | ReadonlyArray<Mcp.PromptMessage> | Mcp.GetPromptResult
 
-/** A prompt definition. */
+/** A prompt definition (`scopes`: what a get requires, see `Tool.Protected`). */
 export interface Definition<
   A,
   R,
   I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>
-> {
+> extends Protected {
   readonly name: string
   readonly title?: string
   readonly description?: string
@@ -46,6 +48,8 @@ export interface Prompt {
     args: Readonly<Record<string, string>>,
     context: RequestContextService
   ) => Effect.Effect<ReadonlyArray<string>, McpError.McpError>
+  /** The scopes a caller's token must grant. */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 /** The description Effect gives every plain string, which says nothing about an argument. */
@@ -80,7 +84,7 @@ export const make = <A, R, I extends Readonly<Record<string, string | undefined>
   def: Definition<A, R, I>,
   context: Context.Context<Exclude<R, RequestContext>>
 ): Prompt => {
-  const { handler, args, complete, ...info } = def
+  const { handler, args, complete, scopes, ...info } = def
   const decodeArgs = args === undefined ? undefined : Schema.decodeUnknown(args)
   // A peer's value that breaks the decoder (see Codec.unreadable) is invalid arguments, not a defect.
   const decode = (u: unknown): Effect.Effect<A, ParseResult.ParseError> =>
@@ -92,8 +96,11 @@ export const make = <A, R, I extends Readonly<Record<string, string | undefined>
   const declared = argumentsOf(args as Schema.Schema.AnyNoContext | undefined)
   return {
     descriptor: declared.length > 0 ? { ...info, arguments: declared } : info,
-    get: (given, ctx) =>
-      decode(given ?? {}).pipe(
+    ...(scopes === undefined ? {} : { scopes }),
+    get: (given, ctx) => {
+      const refusal = RequiredScopes.refused(scopes, `the prompt ${def.name}`, ctx.auth)
+      if (refusal !== undefined) return Effect.fail(refusal)
+      return decode(given ?? {}).pipe(
         Effect.mapError((e) =>
           e instanceof ParseResult.ParseError
             ? new McpError.InvalidParams({
@@ -103,7 +110,8 @@ export const make = <A, R, I extends Readonly<Record<string, string | undefined>
         ),
         Effect.flatMap((a) => run(handler(a), ctx)),
         Effect.map(toResult)
-      ),
+      )
+    },
     complete: (argument, value, given, ctx) => {
       const completer = complete?.[argument]
       return completer === undefined ? Effect.succeed([]) : run(completer(value, { arguments: given }), ctx)

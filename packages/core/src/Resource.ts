@@ -9,8 +9,10 @@ import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { runHandler } from "./internal/handlerContext.js"
+import * as RequiredScopes from "./internal/requiredScopes.js"
 import * as UriTemplate from "./internal/uriTemplate.js"
 import type { RequestContext, RequestContextService } from "./RequestContext.js"
+import type { Protected } from "./Tool.js"
 
 /** What a read may return: text, bytes, or the contents themselves. */
 export type ResourceBody = string | Uint8Array | ReadonlyArray<Mcp.TextResourceContents | Mcp.BlobResourceContents>
@@ -36,8 +38,8 @@ export interface CacheHints {
   readonly scope?: "private" | "public"
 }
 
-/** A resource definition. */
-export interface Definition<R> extends ResourceInfo {
+/** A resource definition (`scopes`: what a read requires, see `Tool.Protected`). */
+export interface Definition<R> extends ResourceInfo, Protected {
   readonly read: Effect.Effect<ResourceBody, McpError.McpError, R>
   /** Cache hints of this resource's reads under 2026-07-28 (default: the server's `cache` option). */
   readonly cache?: CacheHints
@@ -49,12 +51,12 @@ export type Completer<R> = (
   context: { readonly arguments: Readonly<Record<string, string>> }
 ) => Effect.Effect<ReadonlyArray<string>, McpError.McpError, R>
 
-/** A resource template definition; `params` decodes the URI's variables. */
+/** A resource template definition; `params` decodes the URI's variables (`scopes`: see `Tool.Protected`). */
 export interface TemplateDefinition<
   P,
   R,
   I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>
-> {
+> extends Protected {
   readonly uriTemplate: string
   readonly name: string
   readonly title?: string
@@ -75,6 +77,8 @@ export interface TemplateDefinition<
 export interface Resource {
   readonly descriptor: Mcp.Resource
   readonly read: (context: RequestContextService) => Effect.Effect<Mcp.ReadResourceResult, McpError.McpError>
+  /** The scopes a reader's token must grant. */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 /** A template ready to be registered. */
@@ -95,6 +99,8 @@ export interface Template {
     uri: string,
     context: RequestContextService
   ) => Effect.Effect<Mcp.ReadResourceResult, McpError.McpError> | undefined
+  /** The scopes a reader's token must grant. */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 /** The read result for a body (with the definition's cache hints, which only 2026-07-28 encodes). */
@@ -124,10 +130,15 @@ const run = <A, R>(
 
 /** Turns a definition into a resource. */
 export const make = <R>(def: Definition<R>, context: Context.Context<Exclude<R, RequestContext>>): Resource => {
-  const { cache, read, ...descriptor } = def
+  const { cache, read, scopes, ...descriptor } = def
   return {
     descriptor,
-    read: (ctx) => Effect.map(run(read, context, ctx), (body) => toResult(def.uri, def.mimeType, body, cache))
+    read: (ctx) => {
+      const refusal = RequiredScopes.refused(scopes, `the resource ${def.uri}`, ctx.auth)
+      if (refusal !== undefined) return Effect.fail(refusal)
+      return Effect.map(run(read, context, ctx), (body) => toResult(def.uri, def.mimeType, body, cache))
+    },
+    ...(scopes === undefined ? {} : { scopes })
   }
 }
 
@@ -136,7 +147,7 @@ export const makeTemplate = <P, R, I extends Readonly<Record<string, string | un
   def: TemplateDefinition<P, R, I>,
   context: Context.Context<Exclude<R, RequestContext>>
 ): Template => {
-  const { cache, complete, list, params, read, ...descriptor } = def
+  const { cache, complete, list, params, read, scopes, ...descriptor } = def
   const template = UriTemplate.make(def.uriTemplate)
   const decode = params === undefined
     ? (vars: Record<string, string>) => Effect.succeed(vars as P)
@@ -149,9 +160,12 @@ export const makeTemplate = <P, R, I extends Readonly<Record<string, string | un
       const completer = complete?.[variable]
       return completer === undefined ? Effect.succeed([]) : run(completer(value, { arguments: args }), context, ctx)
     },
+    ...(scopes === undefined ? {} : { scopes }),
     read: (uri, ctx) => {
       const vars = template.match(uri)
       if (vars === undefined) return undefined
+      const refusal = RequiredScopes.refused(scopes, `the resource ${McpError.quote(uri)}`, ctx.auth)
+      if (refusal !== undefined) return Effect.fail(refusal)
       return decode(vars).pipe(
         Effect.mapError((e) =>
           e instanceof ParseResult.ParseError

@@ -22,6 +22,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { runHandler } from "./internal/handlerContext.js"
 import { objectSchema } from "./internal/jsonSchema.js"
+import * as RequiredScopes from "./internal/requiredScopes.js"
 import type { RequestContext, RequestContextService } from "./RequestContext.js"
 
 /** A failure a handler raises to return an `isError: true` result with a text message. */
@@ -56,10 +57,21 @@ export interface Tool {
     args: Readonly<Record<string, unknown>> | undefined,
     context: RequestContextService
   ) => Effect.Effect<Mcp.CallToolResult, McpError.McpError>
+  /** The scopes a caller's token must grant (see `Protected`). */
+  readonly scopes?: ReadonlyArray<string>
+}
+
+/** The access a definition requires. */
+export interface Protected {
+  /**
+   * The scopes the request's token must grant, all of them: checked before the handler runs (over HTTP a token that
+   * lacks one gets 403 `insufficient_scope`; elsewhere, or without a token, the call fails with -32001).
+   */
+  readonly scopes?: ReadonlyArray<string>
 }
 
 /** A tool definition whose success is described by an output schema. */
-export interface StructuredDefinition<I, II, O, OI, F, FI, R> extends ToolInfo {
+export interface StructuredDefinition<I, II, O, OI, F, FI, R> extends ToolInfo, Protected {
   readonly input: Schema.Schema<I, II, never>
   readonly output: Schema.Schema<O, OI, never>
   readonly failure?: Schema.Schema<F, FI, never>
@@ -67,7 +79,7 @@ export interface StructuredDefinition<I, II, O, OI, F, FI, R> extends ToolInfo {
 }
 
 /** A tool definition that returns content. */
-export interface ContentDefinition<I, II, F, FI, R> extends ToolInfo {
+export interface ContentDefinition<I, II, F, FI, R> extends ToolInfo, Protected {
   readonly input: Schema.Schema<I, II, never>
   readonly output?: undefined
   readonly failure?: Schema.Schema<F, FI, never>
@@ -144,7 +156,7 @@ const invalidArguments = (
 }
 
 const descriptorOf = <I, II, O, OI, F, FI, R>(def: Definition<I, II, O, OI, F, FI, R>): Mcp.Tool => {
-  const { handler: _h, input, output, failure: _f, task, ...info } = def
+  const { handler: _h, input, output, failure: _f, scopes: _s, task, ...info } = def
   return {
     ...info,
     ...(task === undefined ? {} : { execution: { ...info.execution, taskSupport: task } }),
@@ -215,7 +227,7 @@ export const make = <I, II, O, OI, F, FI, R>(
       { onSuccess: encoded, onFailure: failed }
     )
   // Input that decoded synchronously (an Either) is matched here, not by an Effect instruction.
-  const call: Tool["call"] = (args, ctx) => {
+  const decodedCall: Tool["call"] = (args, ctx) => {
     const decoded = decodeInput(args ?? {})
     if (Either.isEither(decoded)) {
       return Either.isRight(decoded) ? run(decoded.right, ctx) : invalidArguments(def.name, decoded.left, ctx.revision)
@@ -225,7 +237,15 @@ export const make = <I, II, O, OI, F, FI, R>(
       onSuccess: (input) => run(input, ctx)
     })
   }
-  return { descriptor, call }
+  const scopes = def.scopes
+  if (scopes === undefined || scopes.length === 0) return { descriptor, call: decodedCall }
+  // Checked before the arguments are decoded: a caller without the scopes learns nothing of the tool's input.
+  const what = `the tool ${def.name}`
+  const call: Tool["call"] = (args, ctx) => {
+    const refusal = RequiredScopes.refused(scopes, what, ctx.auth)
+    return refusal === undefined ? decodedCall(args, ctx) : Effect.fail(refusal)
+  }
+  return { descriptor, call, scopes }
 }
 
 /** A tool definition, checked and inferred (identity at run time). */
