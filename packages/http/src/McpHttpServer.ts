@@ -35,10 +35,13 @@ import * as Platform from "./internal/server/platform.js"
 import * as RequestGuard from "./internal/server/requestGuard.js"
 import * as Routes from "./internal/server/routes.js"
 import * as Routing from "./internal/server/routing.js"
+import * as ScopeCheck from "./internal/server/scopeCheck.js"
 import * as Sessions from "./internal/server/sessions.js"
 import * as Stateless from "./internal/server/stateless.js"
 
 export {
+  /** The token could not be checked: the authorization server could not be reached or answered garbage (503). */
+  AuthUnavailable,
   /** An authentication hook for `Authorization: Bearer <token>` (requests without a token are refused). */
   bearer,
   /** Why a request was refused authentication (401, or 403 for `insufficient_scope`). */
@@ -104,8 +107,19 @@ const makeRoutes = (options: Config.Options) =>
       answer,
       params
     })
+    // Required scopes are checked at the door only on a protected endpoint (elsewhere core refuses them, -32001).
+    const scopeCheck = options.authenticate === undefined
+      ? undefined
+      : ScopeCheck.make(
+        server,
+        options.protectedResource === undefined ? undefined : Metadata.url(options.protectedResource)
+      )
     const routes: Array<Routes.Route> = [
-      { path: config.path, method: undefined, handle: Endpoint.make(guard, jsonBody, handshake, statelessPost) }
+      {
+        path: config.path,
+        method: undefined,
+        handle: Endpoint.make(guard, jsonBody, handshake, statelessPost, scopeCheck)
+      }
     ]
     if (config.legacy !== undefined) {
       const { messagesPath, ssePath } = config.legacy

@@ -174,19 +174,43 @@ const close = (server: Http.Server) =>
     server.closeAllConnections()
   })
 
-/** Serves the MCP endpoint on a new node:http server (127.0.0.1, any free port, unless told), for the McpServer in context. */
+/** Where a server listens, before its endpoint is made: for options that depend on it (an audience, a resource URL). */
+export interface Listening {
+  readonly host: string
+  readonly port: number
+  /** `http://host:port`. */
+  readonly origin: string
+}
+
+/**
+ * Serves the MCP endpoint on a new node:http server (127.0.0.1, any free port, unless told), for the McpServer in
+ * context. The options may be a function of where it listens (e.g. a token audience that is the endpoint's own URL on
+ * a port chosen at start): the endpoint is then made once the server listens, before the layer is built.
+ */
 export const layer = (
-  options: McpHttpServer.Options = {},
+  options: McpHttpServer.Options | ((listening: Listening) => McpHttpServer.Options) = {},
   where: ListenOptions = {}
 ): Layer.Layer<Address, ListenError, McpServer.McpServer> =>
   Layer.scoped(
     Address,
     Effect.gen(function*() {
       const host = where.host ?? "127.0.0.1"
-      const onRequest = yield* listener(options)
-      const server = Http.createServer(onRequest)
+      if (typeof options !== "function") {
+        const onRequest = yield* listener(options)
+        const server = Http.createServer(onRequest)
+        const port = yield* Effect.acquireRelease(listen(server, where.port ?? 0, host), () => close(server))
+        return addressOf(host, port, options)
+      }
+      const server = Http.createServer()
       const port = yield* Effect.acquireRelease(listen(server, where.port ?? 0, host), () => close(server))
-      const authority = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`
-      return { host, port, url: `http://${authority}${options.path ?? "/mcp"}` }
+      const address = addressOf(host, port, {})
+      const resolved = options({ host, port, origin: address.origin })
+      server.on("request", yield* listener(resolved))
+      return addressOf(host, port, resolved)
     })
   )
+
+const addressOf = (host: string, port: number, options: McpHttpServer.Options) => {
+  const origin = `http://${host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`}`
+  return { host, port, origin, url: `${origin}${options.path ?? "/mcp"}` }
+}

@@ -2,6 +2,9 @@
  * @effect-mcp/http: Streamable HTTP for every era, server and client, on @effect/platform.
  */
 
+/** Bearer token verification for the endpoint: JWT access tokens (JWKS) and RFC 7662 introspection. */
+export * as BearerAuth from "./BearerAuth.js"
+
 /** The event store behind resumable SSE streams. */
 export * as EventStore from "./EventStore.js"
 

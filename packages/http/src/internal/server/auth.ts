@@ -1,6 +1,7 @@
 /**
  * Authentication of every request: the hook's type, its refusal, the `Authorization: Bearer` hook, and the 401/403
- * answer with its RFC 6750 `WWW-Authenticate` challenge (naming the RFC 9728 metadata when it is served).
+ * answer with its RFC 6750 `WWW-Authenticate` challenge (naming the RFC 9728 metadata when it is served); a hook that
+ * cannot check a token at all (its authorization server is unreachable or answers garbage) gets 503.
  */
 import type { Transport } from "@effect-mcp/core"
 import { McpError } from "@effect-mcp/schema"
@@ -19,12 +20,25 @@ export class Unauthorized extends Data.TaggedError("Unauthorized")<{
   readonly scope?: string
 }> {}
 
+/**
+ * The token could not be checked, through no fault of the token: the authorization server's metadata, keys or
+ * introspection endpoint could not be reached or answered something unusable (answered 503, not 401: RFC 6750's
+ * errors all blame the request, and a client told `invalid_token` would throw away a good token).
+ */
+export class AuthUnavailable extends Data.TaggedError("AuthUnavailable")<{
+  /** What could not be reached or read (never a token). */
+  readonly reason: string
+}> {}
+
 /** Authenticates one HTTP request: the verified identity, `undefined` for an anonymous request, or a refusal. */
-export type Authenticate = (request: RequestHead) => Effect.Effect<Transport.AuthInfo | undefined, Unauthorized>
+export type Authenticate = (
+  request: RequestHead
+) => Effect.Effect<Transport.AuthInfo | undefined, Unauthorized | AuthUnavailable>
 
 /** An authentication hook for `Authorization: Bearer <token>` (requests without a token are refused). */
 export const bearer =
-  (verify: (token: string) => Effect.Effect<Transport.AuthInfo, Unauthorized>): Authenticate => (request) => {
+  (verify: (token: string) => Effect.Effect<Transport.AuthInfo, Unauthorized | AuthUnavailable>): Authenticate =>
+  (request) => {
     const header = request.headers["authorization"]
     const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
     return match === null
@@ -45,3 +59,9 @@ export const challenge = (refusal: Unauthorized, metadataUrl: string | undefined
     "www-authenticate": `Bearer ${parts.join(", ")}`
   })
 }
+
+/** The answer to a request whose token could not be checked: 503, retry after `retryAfterSeconds`. */
+export const unavailable = (failure: AuthUnavailable, retryAfterSeconds = 5): Reply =>
+  Replies.error(503, McpError.serverError(`Service unavailable: ${failure.reason}`), {
+    "retry-after": String(retryAfterSeconds)
+  })

@@ -1,6 +1,7 @@
 /**
  * The MCP endpoint as one function of a request: the request guard, then by HTTP method and era the module that
- * serves it (a POST's `Accept`, `Content-Type` and body are checked first).
+ * serves it (a POST's `Accept`, `Content-Type` and body are checked first, and on a protected endpoint the scopes its
+ * request requires).
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -11,6 +12,7 @@ import type { Handshake } from "./handshake.js"
 import type { JsonBody } from "./jsonBody.js"
 import * as Replies from "./reply.js"
 import type { RequestGuard } from "./requestGuard.js"
+import type { ScopeCheck } from "./scopeCheck.js"
 import type { StatelessPost } from "./stateless.js"
 
 const notUnderStateless = Replies.methodNotAllowed("Method not allowed under 2026-07-28", "POST")
@@ -21,7 +23,8 @@ export const make = (
   guard: RequestGuard,
   jsonBody: JsonBody,
   handshake: Handshake,
-  statelessPost: StatelessPost
+  statelessPost: StatelessPost,
+  scopeCheck: ScopeCheck | undefined
 ) =>
 (request: Incoming): Effect.Effect<Reply> =>
   Effect.gen(function*() {
@@ -36,6 +39,8 @@ export const make = (
         const parsed = yield* jsonBody(request)
         if (Either.isLeft(parsed)) return parsed.left
         const body = parsed.right
+        const refused = scopeCheck?.(body, auth.right)
+        if (refused !== undefined) return refused
         return yield* (Era.isStatelessPost(body, version)
           ? statelessPost(request, body, auth.right, accept)
           : handshake.post(request, body, auth.right, accept))

@@ -1,6 +1,7 @@
 /**
  * The checks every route makes before it reads a body: DNS-rebinding protection (the `Host` and `Origin` headers
- * against their allow-lists) and authentication (the `authenticate` hook, answered 401/403 with a challenge).
+ * against their allow-lists) and authentication (the `authenticate` hook, answered 401/403 with a challenge, or 503
+ * when it could not check the token).
  */
 import type { Transport } from "@effect-mcp/core"
 import { McpError } from "@effect-mcp/schema"
@@ -36,6 +37,9 @@ export const make = (config: Config): RequestGuard => {
       }
       if (authenticate === undefined) return Either.right(undefined)
       const auth = yield* Effect.either(authenticate(request))
-      return Either.isLeft(auth) ? Either.left(Auth.challenge(auth.left, metadataUrl)) : Either.right(auth.right)
+      if (Either.isRight(auth)) return Either.right(auth.right)
+      return Either.left(
+        auth.left._tag === "AuthUnavailable" ? Auth.unavailable(auth.left) : Auth.challenge(auth.left, metadataUrl)
+      )
     })
 }
