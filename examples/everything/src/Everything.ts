@@ -21,11 +21,17 @@ export const info: McpServer.Options = {
 export interface Options {
   /** Settings of `test://watched-resource`. */
   readonly watched?: Resources.WatchedOptions
+  /** The scopes a caller's token must grant to call `echo` (default none: anyone may). */
+  readonly echoScopes?: ReadonlyArray<string>
 }
 
 /** The everything server with the given settings. */
 export const make = (options: Options = {}): Layer.Layer<McpServer.McpServer> =>
-  Layer.mergeAll(Tools.layer, Resources.layer(options), Prompts.layer).pipe(
+  Layer.mergeAll(
+    options.echoScopes === undefined ? Tools.layer : Tools.make({ echoScopes: options.echoScopes }),
+    Resources.layer(options),
+    Prompts.layer
+  ).pipe(
     Layer.provideMerge(McpServer.layer(info))
   )
 

@@ -13,13 +13,19 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Media from "./Media.js"
 
-/** `echo`: returns its `text` argument as one text content. */
-export const Echo = McpServer.tool({
+/** `echo`'s definition: returns its `text` argument as one text content. */
+const echo = Tool.define({
   name: "echo",
   description: "Returns the given text unchanged",
   input: Schema.Struct({ text: Schema.String.annotations({ description: "The text to echo back" }) }),
   handler: ({ text }) => Effect.succeed(text)
 })
+
+/** `echo`: returns its `text` argument as one text content. */
+export const Echo = McpServer.tool(echo)
+
+/** `echo`, refused (403 `insufficient_scope` over HTTP) to a caller whose token does not grant every one of `scopes`. */
+export const echoRequiring = (scopes: ReadonlyArray<string>) => McpServer.tool({ ...echo, scopes })
 
 /** `divide`'s typed failure: the divisor was zero. */
 export class DivisionByZero extends Schema.TaggedError<DivisionByZero>()("DivisionByZero", {
@@ -396,23 +402,27 @@ export const Cancellation: Layer.Layer<never, never, McpServer.McpServer> = Laye
     ))
 )
 
-/** Every tool of the everything server. */
-export const layer = Layer.mergeAll(
-  Echo,
-  Divide,
-  SimpleText,
-  ImageContent,
-  AudioContent,
-  EmbeddedResource,
-  MultipleContentTypes,
-  WithLogging,
-  WithProgress,
-  ErrorHandling,
-  Sampling,
-  Elicitation,
-  ElicitationDefaults,
-  ElicitationEnums,
-  JsonSchema2020_12,
-  Reconnection,
-  Cancellation
-)
+/** Every tool of the everything server; `echoScopes`: the scopes `echo` requires (default none). */
+export const make = (options: { readonly echoScopes?: ReadonlyArray<string> } = {}) =>
+  Layer.mergeAll(
+    options.echoScopes === undefined ? Echo : echoRequiring(options.echoScopes),
+    Divide,
+    SimpleText,
+    ImageContent,
+    AudioContent,
+    EmbeddedResource,
+    MultipleContentTypes,
+    WithLogging,
+    WithProgress,
+    ErrorHandling,
+    Sampling,
+    Elicitation,
+    ElicitationDefaults,
+    ElicitationEnums,
+    JsonSchema2020_12,
+    Reconnection,
+    Cancellation
+  )
+
+/** Every tool, `echo` open to anyone. */
+export const layer = make()

@@ -1,30 +1,47 @@
 /**
  * The everything server as a program. `--stdio` serves on stdin/stdout; `--http [--port N]` serves
  * Streamable HTTP on 127.0.0.1 (port 0, any free one, unless given) and prints one line
- * `LISTENING <url>` on stdout once it accepts connections. Logs go to stderr.
+ * `LISTENING <url>` on stdout once it accepts connections; `--auth-issuer <issuer-url>` protects that
+ * endpoint with JWT access tokens from the issuer (audience: the printed URL), and `echo` then needs
+ * the scope `mcp:write`. Logs go to stderr.
  */
 import { StdioServerTransport } from "@effect-mcp/node"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Everything from "./Everything.js"
 
-const usage = "usage: main.js --stdio | --http [--port N]"
+const usage = "usage: main.js --stdio | --http [--port N] [--auth-issuer <issuer-url>]"
 
 /** What the command line asks for. */
-type Mode = { readonly _tag: "Stdio" } | { readonly _tag: "Http"; readonly port: number } | {
-  readonly _tag: "Usage"
-  readonly problem: string
-}
+type Mode =
+  | { readonly _tag: "Stdio" }
+  | { readonly _tag: "Http"; readonly port: number; readonly authIssuer: string | undefined }
+  | { readonly _tag: "Usage"; readonly problem: string }
+
+const isPort = (n: number) => Number.isInteger(n) && n >= 0 && n < 65536
+
+const isHttpUrl = (s: string) => URL.canParse(s) && ["http:", "https:"].includes(new URL(s).protocol)
 
 const parse = (args: ReadonlyArray<string>): Mode => {
   if (args.length === 1 && args[0] === "--stdio") return { _tag: "Stdio" }
   if (args[0] !== "--http") return { _tag: "Usage", problem: "expected --stdio or --http" }
-  if (args.length === 1) return { _tag: "Http", port: 0 }
-  const port = Number(args[2])
-  if (args.length === 3 && args[1] === "--port" && Number.isInteger(port) && port >= 0 && port < 65536) {
-    return { _tag: "Http", port }
+  let port: number | undefined
+  let authIssuer: string | undefined
+  for (let i = 1; i < args.length; i += 2) {
+    const flag = args[i]
+    const value = args[i + 1]
+    if (flag === "--port" && port === undefined && value !== undefined && isPort(Number(value))) {
+      port = Number(value)
+    } else if (flag === "--auth-issuer" && authIssuer === undefined && value !== undefined && isHttpUrl(value)) {
+      authIssuer = value
+    } else {
+      return {
+        _tag: "Usage",
+        problem: "--http takes only --port N (0 to 65535) and --auth-issuer <issuer-url> (an http(s) URL)"
+      }
+    }
   }
-  return { _tag: "Usage", problem: "--http takes only --port N (0 to 65535)" }
+  return { _tag: "Http", port: port ?? 0, authIssuer }
 }
 
 const mode = parse(process.argv.slice(2))
@@ -35,7 +52,7 @@ switch (mode._tag) {
   case "Http":
     // Loaded only here: a server on stdio does not load the HTTP stack (about a tenth of its start-up).
     Effect.promise(() => import("./ServeHttp.js")).pipe(
-      Effect.flatMap(({ serveHttp }) => serveHttp(mode.port)),
+      Effect.flatMap(({ serveHttp }) => serveHttp(mode.port, mode.authIssuer)),
       NodeRuntime.runMain({ disablePrettyLogger: true })
     )
     break

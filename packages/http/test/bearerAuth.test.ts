@@ -1,6 +1,6 @@
 /**
  * Bearer verification and required scopes over real HTTP, against a real authorization server (oidc-provider, see
- * authServer.ts) started by each test: JWT access tokens checked against its discovered JWKS, opaque tokens by its
+ * examples/everything/test/authServer.ts) started by each test: JWT access tokens checked against its discovered JWKS, opaque tokens by its
  * RFC 7662 introspection endpoint; a tool, a prompt and a resource that require `mcp:write`, refused with 403
  * `insufficient_scope` to a token without it; 401 for a token that is expired, for another resource, from another
  * issuer or tampered with; 503 when the issuer cannot be reached or answers garbage.
@@ -14,7 +14,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { createServer } from "node:http"
-import * as AuthServer from "./authServer.js"
+import * as AuthServer from "../../../examples/everything/test/authServer.js"
 import { connect, initialize, listenOnLoopback, post } from "./helpers.js"
 
 const write = ["mcp:write"]
@@ -101,6 +101,15 @@ describe("BearerAuth.jwt against oidc-provider", () => {
           )
           expect(challenge).not.toContain(token)
         }
+        // The 403's body is a JSON-RPC error with the request's id.
+        const raw = yield* post(url, {
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: { name: "echo", arguments: { text: "hi" } }
+        }, { ...bearer(token), "mcp-protocol-version": "2025-11-25" })
+        expect(raw.status).toBe(403)
+        expect(yield* Effect.promise(() => raw.json())).toMatchObject({ id: 7, error: { code: -32001 } })
       }
     }))
 

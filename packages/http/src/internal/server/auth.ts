@@ -4,7 +4,7 @@
  * cannot check a token at all (its authorization server is unreachable or answers garbage) gets 503.
  */
 import type { Transport } from "@effect-mcp/core"
-import { McpError } from "@effect-mcp/schema"
+import { type JsonRpc, McpError } from "@effect-mcp/schema"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type { Reply, RequestHead } from "./exchange.js"
@@ -46,8 +46,15 @@ export const bearer =
       : verify(match[1]!)
   }
 
-/** The answer to a refused request: 401 (403 for `insufficient_scope`) with its `WWW-Authenticate` challenge. */
-export const challenge = (refusal: Unauthorized, metadataUrl: string | undefined): Reply => {
+/**
+ * The answer to a refused request: 401 (403 for `insufficient_scope`) with its `WWW-Authenticate` challenge, and a
+ * JSON-RPC error (-32001) with the request's id when it was read.
+ */
+export const challenge = (
+  refusal: Unauthorized,
+  metadataUrl: string | undefined,
+  id: JsonRpc.RequestId | null = null
+): Reply => {
   const error = refusal.error ?? "invalid_token"
   const parts = [
     `error="${error}"`,
@@ -57,7 +64,7 @@ export const challenge = (refusal: Unauthorized, metadataUrl: string | undefined
   ]
   return Replies.error(error === "insufficient_scope" ? 403 : 401, McpError.unauthorized(refusal.reason), {
     "www-authenticate": `Bearer ${parts.join(", ")}`
-  })
+  }, id)
 }
 
 /** The answer to a request whose token could not be checked: 503, retry after `retryAfterSeconds`. */

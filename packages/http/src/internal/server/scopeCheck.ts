@@ -54,6 +54,7 @@ export const make =
           error: "insufficient_scope",
           scope
         }),
-      metadataUrl
+      metadataUrl,
+      body.id
     )
   }

@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { exportJWK, generateKeyPair } from "jose"
+import { generateKeyPairSync } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import Provider from "oidc-provider"
@@ -36,8 +36,8 @@ export interface AuthServer {
 /** Starts an authorization server on 127.0.0.1 for the test's scope. */
 export const start: Effect.Effect<AuthServer, never, Scope.Scope> = Effect.gen(function*() {
   const opaque = new Set<string>()
-  const { privateKey } = yield* Effect.promise(() => generateKeyPair("RS256", { extractable: true }))
-  const jwk = { ...(yield* Effect.promise(() => exportJWK(privateKey))), kid: "test-key", alg: "RS256", use: "sig" }
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 })
+  const jwk = { ...privateKey.export({ format: "jwk" }), kid: "test-key", alg: "RS256", use: "sig" }
   const server = createServer()
   yield* Effect.async<void>((resume) => {
     server.listen(0, "127.0.0.1", () => resume(Effect.void))
