@@ -15,6 +15,7 @@ import * as Everything from "../src/Everything.js"
 import * as Media from "../src/Media.js"
 import * as Prompts from "../src/Prompts.js"
 import * as Resources from "../src/Resources.js"
+import * as Asking from "../src/AskingTools.js"
 import * as Tools from "../src/Tools.js"
 
 /** What the client's handlers were asked. */
@@ -367,7 +368,7 @@ for (const { label, revision } of clients) {
         const result = yield* client.callTool("test_elicitation_sep1330_enums", {})
         expect(texts(result)[0]).toMatch(/^Elicitation completed: action=accept, content=\{"untitledSingle":"option1"/)
         const sent = seen.elicitation[0] as { requestedSchema: { properties: Record<string, unknown> } }
-        expect(sent.requestedSchema.properties).toEqual(Tools.enumsSchema.properties)
+        expect(sent.requestedSchema.properties).toEqual(Asking.enumsSchema.properties)
       }).pipe(Effect.scoped))
 
     it.live("test_reconnection answers after its wait", () =>
