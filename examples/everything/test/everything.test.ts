@@ -11,11 +11,11 @@ import * as FiberStatus from "effect/FiberStatus"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as Asking from "../src/AskingTools.js"
 import * as Everything from "../src/Everything.js"
 import * as Media from "../src/Media.js"
 import * as Prompts from "../src/Prompts.js"
 import * as Resources from "../src/Resources.js"
-import * as Asking from "../src/AskingTools.js"
 import * as Tools from "../src/Tools.js"
 
 /** What the client's handlers were asked. */
