@@ -188,6 +188,23 @@ describe("BearerAuth.jwt against oidc-provider", () => {
       )
       expect((yield* post(url, initialize("2025-11-25"), bearer(yield* token(url)))).status).toBe(503)
     }))
+
+  it.scopedLive("a key set that is down is fetched once per retry window, not once per request", () =>
+    Effect.gen(function*() {
+      let fetches = 0
+      const down = createServer((_, response) => {
+        fetches++
+        response.writeHead(500).end()
+      })
+      const jwksUrl = `http://127.0.0.1:${yield* listenOnLoopback(down)}/jwks`
+      const auth = yield* AuthServer.start
+      const url = yield* serve(auth.issuer, (u) => BearerAuth.jwt({ issuer: auth.issuer, audience: u, jwksUrl }))
+      const token = yield* auth.token({ resource: url, scope: "mcp:write" })
+      for (let i = 0; i < 5; i++) {
+        expect((yield* post(url, initialize("2025-11-25"), bearer(token))).status).toBe(503)
+      }
+      expect(fetches).toBe(1)
+    }))
 })
 
 describe("BearerAuth.introspection against oidc-provider", () => {

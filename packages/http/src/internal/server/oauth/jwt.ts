@@ -117,6 +117,10 @@ export const make = (
     retryAfterMs
   )
   const keySetFailed = new AuthUnavailable({ reason: `the key set of ${issuer} could not be fetched or read` })
+  // When a fetch of the key set fails, a lookup that would fetch it again is refused at once for `retryAfterMs`
+  // (jose itself retries on the next lookup): a key set that is down costs one fetch per window, not a fetch, and
+  // its timeout, per request. A token whose key is already held is still checked.
+  let keySetFailedAt = Number.NEGATIVE_INFINITY
   const verifyOptions: Jose.JWTVerifyOptions = {
     issuer,
     audience,
@@ -134,12 +138,15 @@ export const make = (
       if (unverified.iss !== issuer) return yield* invalid("The token was issued by another issuer")
       const remote = yield* keySet
       // Failures of the key set's fetch are told apart from the token's own: the former are AuthUnavailable.
-      const getKey: Jose.JWTVerifyGetKey = (header, input) =>
-        remote(header, input).catch((cause: unknown) =>
-          Promise.reject(
-            cause instanceof Jose.errors.JOSEError && tokenFaults.has(cause.code) ? cause : keySetFailed
-          )
-        )
+      const getKey: Jose.JWTVerifyGetKey = (header, input) => {
+        const held = remote.jwks()?.keys.some((key) => key.kid !== undefined && key.kid === header.kid) ?? false
+        if (!held && Date.now() - keySetFailedAt < retryAfterMs) return Promise.reject(keySetFailed)
+        return remote(header, input).catch((cause: unknown) => {
+          if (cause instanceof Jose.errors.JOSEError && tokenFaults.has(cause.code)) return Promise.reject(cause)
+          keySetFailedAt = Date.now()
+          return Promise.reject(keySetFailed)
+        })
+      }
       const verified = yield* Effect.tryPromise({
         try: () => Jose.jwtVerify(token, getKey, verifyOptions),
         catch: (cause) => (cause instanceof AuthUnavailable ? cause : invalid(reasonOf(cause)))
