@@ -148,36 +148,31 @@ export const decodeParams = withParams(decoder)
 /** Encodes a method's params for a revision. */
 export const encodeParams = withParams(encoder)
 
-const resultTypeOf = (value: unknown): unknown =>
-  typeof value === "object" && value !== null ? (value as Record<string, unknown>).resultType : undefined
-
 const resultSchemaName = (method: string, revision: Revision.Revision, value: unknown): string | undefined => {
-  const rt = resultTypeOf(value)
+  const rt = Json.record(value).resultType
   if (rt === "input_required" && lookup(revision, "InputRequiredResult")) return "InputRequiredResult"
   return Method.shape(method, revision)?.result
 }
 
 /**
- * Decodes a method's result for a revision. Named by a literal, the method's table entry types the result
- * (`Method.ResultOf`); named by a string known only at run time (a proxy, a test over every method), it is `unknown`.
- * Under 2026-07-28 an `input_required` result decodes as `InputRequiredResult`, which the table names for
- * `tools/call` only: a caller that may meet one for another method reads `resultType` first.
+ * A decoder of a method's result. Named by a literal, the method's table entry types the result (`Method.ResultOf`);
+ * named by a string known only at run time (a proxy, a test over every method), it is `unknown`.
  */
-export function decodeResult<M extends keyof Method.Requests>(
-  method: M,
-  revision: Revision.Revision,
-  result: unknown
-): Either.Either<Method.ResultOf<M>, ParseResult.ParseError>
-export function decodeResult(
-  method: string,
-  revision: Revision.Revision,
-  result: unknown
-): Either.Either<unknown, ParseResult.ParseError>
-export function decodeResult(
-  method: string,
-  revision: Revision.Revision,
-  result: unknown
-): Either.Either<unknown, ParseResult.ParseError> {
+export interface ResultDecoder {
+  <M extends keyof Method.Requests>(
+    method: M,
+    revision: Revision.Revision,
+    result: unknown
+  ): Either.Either<Method.ResultOf<M>, ParseResult.ParseError>
+  (method: string, revision: Revision.Revision, result: unknown): Either.Either<unknown, ParseResult.ParseError>
+}
+
+/**
+ * Decodes a method's result for a revision. Under 2026-07-28 an `input_required` result decodes as
+ * `InputRequiredResult`, which the table names for `tools/call` only: a caller that may meet one for another method
+ * reads `resultType` first.
+ */
+export const decodeResult: ResultDecoder = (method: string, revision: Revision.Revision, result: unknown) => {
   const name = resultSchemaName(method, revision, result)
   return name === undefined ? missing(revision, method)(result) : decoder(revision, name)(result)
 }
@@ -204,29 +199,11 @@ const leniently = (
 /** Decodes a method's params for a handshake revision, or else for the first newer handshake revision that reads them. */
 export const decodeParamsLenient = leniently(decodeParams)
 
-const resultLeniently = leniently(decodeResult)
-
 /**
  * Decodes a method's result for a handshake revision, or else for the first newer handshake revision that reads it;
  * typed like {@link decodeResult}.
  */
-export function decodeResultLenient<M extends keyof Method.Requests>(
-  method: M,
-  revision: Revision.Revision,
-  result: unknown
-): Either.Either<Method.ResultOf<M>, ParseResult.ParseError>
-export function decodeResultLenient(
-  method: string,
-  revision: Revision.Revision,
-  result: unknown
-): Either.Either<unknown, ParseResult.ParseError>
-export function decodeResultLenient(
-  method: string,
-  revision: Revision.Revision,
-  result: unknown
-): Either.Either<unknown, ParseResult.ParseError> {
-  return resultLeniently(method, revision, result)
-}
+export const decodeResultLenient: ResultDecoder = leniently(decodeResult)
 
 /** Encodes a method's result for a handshake revision, or else for the first newer handshake revision that can: the
  * answer to a request that was only readable as a newer revision (see {@link decodeParamsLenient}). */
