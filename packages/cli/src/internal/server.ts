@@ -52,6 +52,13 @@ export const against = <A>(
     Effect.mapError((e) => (e._tag === "ToolFailed" || e._tag === "ProtocolFailure" ? e : failure(e)))
   )
 
+/** The words `[url] <name>` of a command that acts on one named thing (`what`: how the help names it). */
+export const urlAndNameArgs = (name: string, what: string) =>
+  Args.text({ name: `url> <${name}` }).pipe(
+    Args.withDescription(`[url] ${name}: the server's URL (unless given after \`--\`), then ${what}`),
+    Args.between(1, 2)
+  )
+
 /** The words `[url] name` of a command: the server's URL when two are given, and the name of what it acts on. */
 export const urlAndName = (
   words: ReadonlyArray<string>

@@ -3,7 +3,6 @@
  * result for people or as JSON. An error result is printed as an error, on stderr, and exits with status 1.
  */
 import { Json, type Mcp } from "@effect-mcp/schema"
-import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Console from "effect/Console"
@@ -14,7 +13,7 @@ import * as Stream from "effect/Stream"
 import { ProtocolFailure, ToolFailed, UsageError } from "../../CliError.js"
 import { json, print } from "../output.js"
 import * as Render from "../render.js"
-import { against, urlAndName } from "../server.js"
+import { against, urlAndName, urlAndNameArgs } from "../server.js"
 
 const parseObject = (text: string, what: string): Effect.Effect<Record<string, unknown>, UsageError> =>
   Either.try(() => JSON.parse(text) as unknown).pipe(
@@ -60,10 +59,7 @@ export const call = (server: ReadonlyArray<string>) =>
   Command.make(
     "call",
     {
-      words: Args.text({ name: "url> <tool" }).pipe(
-        Args.withDescription("[url] tool: the server's URL (unless given after `--`), then the tool's name"),
-        Args.between(1, 2)
-      ),
+      words: urlAndNameArgs("tool", "the tool's name"),
       args: Options.text("args").pipe(
         Options.withAlias("a"),
         Options.withDescription("the tool's arguments, a JSON object (default {})"),

@@ -1,5 +1,4 @@
 /** The `prompt` command: a prompt's messages, for people or as JSON. */
-import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Console from "effect/Console"
@@ -7,17 +6,14 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { json, print } from "../output.js"
 import * as Render from "../render.js"
-import { against, urlAndName } from "../server.js"
+import { against, urlAndName, urlAndNameArgs } from "../server.js"
 
 /** `prompt`: a prompt's messages. */
 export const prompt = (server: ReadonlyArray<string>) =>
   Command.make(
     "prompt",
     {
-      words: Args.text({ name: "url> <name" }).pipe(
-        Args.withDescription("[url] name: the server's URL (unless given after `--`), then the prompt's name"),
-        Args.between(1, 2)
-      ),
+      words: urlAndNameArgs("name", "the prompt's name"),
       arg: Options.keyValueMap("arg").pipe(
         Options.withDescription("a prompt argument, name=value (repeatable)"),
         Options.optional

@@ -1,21 +1,17 @@
 /** The `read` command: a resource's contents, for people or as JSON. */
-import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { json, print } from "../output.js"
 import * as Render from "../render.js"
-import { against, urlAndName } from "../server.js"
+import { against, urlAndName, urlAndNameArgs } from "../server.js"
 
 /** `read`: a resource's contents. */
 export const read = (server: ReadonlyArray<string>) =>
   Command.make(
     "read",
     {
-      words: Args.text({ name: "url> <uri" }).pipe(
-        Args.withDescription("[url] uri: the server's URL (unless given after `--`), then the resource's URI"),
-        Args.between(1, 2)
-      ),
+      words: urlAndNameArgs("uri", "the resource's URI"),
       json
     },
     ({ json, words }) => {
