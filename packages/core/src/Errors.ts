@@ -10,7 +10,11 @@ export class ConnectionClosed extends Data.TaggedError("ConnectionClosed")<{
   readonly exitCode?: number
   /** The last lines the peer wrote to stderr, when known. */
   readonly stderrTail?: string
-}> {}
+}> {
+  override get message(): string {
+    return this.reason
+  }
+}
 
 /** A request needs a capability the peer did not declare; it was not sent. */
 export class CapabilityMissing extends Data.TaggedError("CapabilityMissing")<{
@@ -28,10 +32,18 @@ export class CapabilityMissing extends Data.TaggedError("CapabilityMissing")<{
 /** A peer's response did not match the method's result schema, or a local value could not be encoded. */
 export class ProtocolViolation extends Data.TaggedError("ProtocolViolation")<{
   readonly reason: string
-}> {}
+}> {
+  override get message(): string {
+    return this.reason
+  }
+}
 
 /** The handshake failed (no common revision, initialize rejected, discovery failed). */
 export class HandshakeFailed extends Data.TaggedError("HandshakeFailed")<{
   readonly reason: string
   readonly cause?: unknown
-}> {}
+}> {
+  override get message(): string {
+    return this.reason
+  }
+}

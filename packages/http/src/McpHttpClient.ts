@@ -83,7 +83,11 @@ export interface IncomingResponse {
 export class ExchangeFailed extends Data.TaggedError("ExchangeFailed")<{
   readonly reason: string
   readonly cause?: unknown
-}> {}
+}> {
+  override get message(): string {
+    return this.reason
+  }
+}
 
 /**
  * Sends one request and succeeds with its response once its head arrived. Interrupting it (or the reading of the
