@@ -3,7 +3,7 @@
 // real child processes: examples/everything for us, the interop fixtures for the SDKs. Over stdio and Streamable
 // HTTP (2025-11-25 sessions, and 2026-07-28 stateless where the SDK speaks it), sequential and 64 in flight:
 // calls/s, p50/p99 latency, CPU µs per call in the client (this process) and in the server (the child, from
-// /proc); then spawn+initialize over stdio, connect over HTTP, and a 1 MB text echoed over stdio. Each client is
+// /proc); then connect over HTTP, and a 1 MB text echoed over stdio (spawn + initialize is startup.mjs's). Each client is
 // driven the way its users write it (scripts/bench-drive.mjs); every echo row also has a row of ours driven from Promises.
 import { McpClient } from "@effect-mcp/core"
 import { McpNodeHttpClient } from "@effect-mcp/http"
@@ -42,7 +42,7 @@ const CALLS = Number(process.env.BENCH_TRANSPORT_CALLS ?? 20000)
 const HTTP_CALLS = Number(process.env.BENCH_HTTP_CALLS ?? 1000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 // Calls made on each new connection before it is measured, so that the rows show a warm server and client (the
-// steady state of a long-lived connection); a fresh process's first calls are the "spawn + initialize" row's
+// steady state of a long-lived connection); a fresh process's first calls are the start-up workload's
 // business. BENCH_TRANSPORT_WARMUP=0 measures cold connections, as sessions 1–5 did. Both sides take about 4,000
 // calls to reach their steady state over either transport (docs/benchmarks.md, "Warm connections", has the
 // curve), so 5,000 calls go before each measurement; sessions 6–9 warmed stdio with 2,000 and HTTP with 1,000.
@@ -240,25 +240,23 @@ export const run = async () => {
     }
   }
   if (only !== undefined) return rows
-  // connection set-up: spawn+initialize over stdio, connect over HTTP (server already listening)
-  for (const how of ["stdio", "http"]) {
+  // connection set-up over HTTP (server already listening); spawn + initialize over stdio is startup.mjs's row
+  {
     const times = { ours: [], v1: [], v2: [] }
     for (let i = 0; i < RUNS * 3 + 1; i++) {
       for (const who of ["ours", "v1", "v2"]) {
-        const http = how === "http" ? await listen(who) : undefined
+        const http = await listen(who)
         const t0 = process.hrtime.bigint()
-        const peer = how === "http"
-          ? await connectTo(who, http.url)
-          : await connect(who, "stdio")
+        const peer = await connectTo(who, http.url)
         const ms = Number(process.hrtime.bigint() - t0) / 1e6
         await peer.close()
-        http?.stop()
+        http.stop()
         if (i > 0) times[who].push(ms)
       }
     }
     const m = Object.fromEntries(Object.entries(times).map(([w, t]) => [w, median(t)]))
     rows.push({
-      workload: how === "stdio" ? "spawn + initialize over stdio" : "connect over HTTP (2025-11-25)",
+      workload: "connect over HTTP (2025-11-25)",
       ours: `${m.ours.toFixed(1)} ms`,
       [label.v1]: `${m.v1.toFixed(1)} ms`,
       [label.v2]: `${m.v2.toFixed(1)} ms`,
