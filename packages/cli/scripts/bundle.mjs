@@ -1,18 +1,24 @@
-// Bundles what ships as a program: the effect-mcp command, from packages/cli/dist/bin.js (built by `tsc -b`) into one
-// minified ES module, packages/cli/dist/effect-mcp.mjs, its `bin`. Node then reads one file instead of resolving and
-// compiling some 900 modules: `effect-mcp --version` went from 1.7 s to 0.4-0.5 s (docs/benchmarks.md, "Start-up").
+// Bundles what ships as a program: the effect-mcp command, from packages/cli/dist/bin.js (built by `tsc -b`), into
+// minified ES modules: packages/cli/dist/effect-mcp.mjs, its `bin`, and the chunks it loads (dist/chunks/). Node then
+// reads a few files instead of resolving and compiling some 900 modules: `effect-mcp --version` went from 1.7 s to
+// 0.4-0.5 s (docs/benchmarks.md, "Start-up"). The entry answers `--version` itself and loads the command's chunk for
+// everything else, so that `--version` compiles none of it.
 // `node packages/cli/scripts/bundle.mjs` (the root `build` script runs it after `tsc -b`; the cli's tests run it first).
 import { build } from "esbuild"
-import { chmodSync } from "node:fs"
+import { chmodSync, rmSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const cli = join(dirname(fileURLToPath(import.meta.url)), "..")
-const outfile = join(cli, "dist", "effect-mcp.mjs")
+const dist = join(cli, "dist")
 
+rmSync(join(dist, "chunks"), { recursive: true, force: true })
 await build({
-  entryPoints: [join(cli, "dist", "bin.js")],
-  outfile,
+  entryPoints: { "effect-mcp": join(dist, "bin.js") },
+  outdir: dist,
+  outExtension: { ".js": ".mjs" },
+  chunkNames: "chunks/[name]-[hash]",
+  splitting: true,
   bundle: true,
   minify: true,
   platform: "node",
@@ -22,4 +28,4 @@ await build({
   banner: { js: "import { createRequire as __effectMcpRequire } from \"node:module\"; const require = __effectMcpRequire(import.meta.url);" },
   logLevel: "warning"
 })
-chmodSync(outfile, 0o755)
+chmodSync(join(dist, "effect-mcp.mjs"), 0o755)

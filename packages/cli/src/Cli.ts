@@ -13,6 +13,7 @@ import { read } from "./internal/commands/read.js"
 import { examples, serve } from "./internal/commands/serve.js"
 import { withPlainConsole } from "./internal/terminal.js"
 import * as Target from "./Target.js"
+import { version } from "./version.js"
 
 /** The example servers this repository bundles, by name (what `serve` runs). */
 export { examples }
@@ -31,5 +32,5 @@ export const command = (server: ReadonlyArray<string>) =>
 /** Runs the command on a full `process.argv`. */
 export const run = (argv: ReadonlyArray<string>) => {
   const { cli, server } = Target.splitArgv(argv)
-  return withPlainConsole(Command.run(command(server), { name: "effect-mcp", version: "0.1.0" })(cli))
+  return withPlainConsole(Command.run(command(server), { name: "effect-mcp", version })(cli))
 }

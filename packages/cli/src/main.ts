@@ -1,5 +1,4 @@
-#!/usr/bin/env node
-/** The effect-mcp executable: runs the command, and exits with the status its outcome maps to. */
+/** The effect-mcp program: runs the command, and exits with the status its outcome maps to (`bin.ts` loads it). */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"

@@ -1,7 +1,7 @@
 /** The effect-mcp command as people run it: the bundled bin (dist/effect-mcp.mjs) as a child process, against real servers. */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -76,6 +76,16 @@ describe("effect-mcp", () => {
   afterAll(() => {
     http.child.kill("SIGTERM")
     scenarioHttp.child.kill("SIGTERM")
+  })
+
+  it("--version: the package's version, answered before the command loads; with more words, by @effect/cli", () => {
+    const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+      readonly version: string
+    }
+    expect(cli("--version")).toEqual({ status: 0, stdout: `${version}\n`, stderr: "" })
+    const help = cli("--help")
+    expect(help.status).toBe(0)
+    expect(help.stdout).toContain(`effect-mcp ${version}`)
   })
 
   it("inspect, for people and as JSON, over stdio and HTTP", () => {
