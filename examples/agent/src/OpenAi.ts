@@ -8,9 +8,12 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 
-/** `model` on OpenAI, its key and URL from the environment. */
+/**
+ * `model` on OpenAI, its key and URL from the environment. Strict mode is off: it requires every property of a tool's
+ * schema to be required and closed, which an MCP server's tool schemas need not be.
+ */
 export const layer = (model: string): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError> =>
-  OpenAiLanguageModel.layer({ model }).pipe(
+  OpenAiLanguageModel.layer({ model, config: { strict: false } }).pipe(
     Layer.provide(
       OpenAiClient.layerConfig({
         apiKey: Config.redacted("OPENAI_API_KEY"),
