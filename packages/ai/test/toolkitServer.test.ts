@@ -8,6 +8,8 @@ import { McpClient, McpServer, McpTest, RequestContext, Tool } from "@effect-mcp
 import * as AiTool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
 import { describe, expect, it, layer } from "@effect/vitest"
+import addFormats from "ajv-formats"
+import Ajv2020 from "ajv/dist/2020.js"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -99,6 +101,24 @@ layer(McpTest.layer(Server))("ToolkitServer", (it) => {
       expect(shout.inputSchema).toEqual(descriptorOf(Schema.Struct({ text: Schema.String })).inputSchema)
       expect(shout.outputSchema).toBeUndefined()
       expect(tools.find((t) => t.name === "ping")!.inputSchema.type).toBe("object")
+    }))
+
+  it.effect("lists schemas that compile under Ajv's 2020-12 mode and accept the values the tools take and give", () =>
+    Effect.gen(function*() {
+      const ajv = new Ajv2020.default({ strict: true, allErrors: true })
+      addFormats.default(ajv)
+      const tools = yield* (yield* McpClient.McpClient).listTools()
+      for (const tool of tools) {
+        ajv.compile(tool.inputSchema)
+        if (tool.outputSchema !== undefined) ajv.compile(tool.outputSchema)
+      }
+      const forecast = tools.find((t) => t.name === "get_forecast")!
+      const input = ajv.compile(forecast.inputSchema)
+      expect(input({ city: "Paris", day: "2026-07-28T00:00:00.000Z" })).toBe(true)
+      expect(input({ city: 42 })).toBe(false)
+      const output = ajv.compile(forecast.outputSchema!)
+      expect(output({ city: "Paris", high: 28, issued: "1970-01-01T00:00:00.000Z" })).toBe(true)
+      expect(output({ city: "Paris" })).toBe(false)
     }))
 
   it.effect("decodes the arguments and returns the encoded success as structuredContent", () =>
