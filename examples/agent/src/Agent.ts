@@ -53,10 +53,18 @@ export const defaultSystem =
 const readOutput = Schema.decodeUnknownOption(McpToolkit.ToolOutput)
 const readFailure = Schema.decodeUnknownOption(McpToolkit.ToolCallFailed)
 
-/** A tool result as one line: the failure's message, the structured content, or the text. */
+const readMessage = Schema.decodeUnknownOption(Schema.Struct({ message: Schema.String }))
+
+/** What a failed tool call says: its typed failure's `message` when it has one, else the failure's text. */
+export const failureText = (failure: McpToolkit.ToolCallFailed): string => {
+  const typed = readMessage(failure.failure)
+  return typed._tag === "Some" ? typed.value.message : failure.message
+}
+
+/** A tool result as one line: what the failure says, the structured content, or the text. */
 const summarize = (result: unknown): string => {
   const failure = readFailure(result)
-  if (failure._tag === "Some") return failure.value.message
+  if (failure._tag === "Some") return failureText(failure.value)
   const output = readOutput(result)
   if (output._tag === "None") return JSON.stringify(result)
   if (output.value.structuredContent !== undefined) return JSON.stringify(output.value.structuredContent)

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { failureText } from "./Agent.js"
 import { Facts } from "./Almanac.js"
 
 /** The text of the user's messages. */
@@ -27,7 +28,7 @@ const questionOf = (prompt: Prompt.Prompt): string =>
 const lastResult = <A, I>(prompt: Prompt.Prompt, schema: Schema.Schema<A, I>) => {
   const result = ScriptedLanguageModel.toolResults(prompt).at(-1)
   const failure = Schema.decodeUnknownOption(McpToolkit.ToolCallFailed)(result?.result)
-  if (Option.isSome(failure)) return { _tag: "Failed", message: failure.value.message } as const
+  if (Option.isSome(failure)) return { _tag: "Failed", message: failureText(failure.value) } as const
   const output = Schema.decodeUnknownOption(McpToolkit.ToolOutput)(result?.result)
   const value = Option.flatMap(output, (o) => Schema.decodeUnknownOption(schema)(o.structuredContent))
   return Option.isSome(value)

@@ -12,7 +12,7 @@
  * (a JSON-RPC error, a timeout, a server that is down), is returned to the model as a `ToolCallFailed`: the tools'
  * failure mode is "return", so the model reads what went wrong and may try again.
  */
-import type { McpClient } from "@effect-mcp/core"
+import { type McpClient, Tool } from "@effect-mcp/core"
 import type { McpHost } from "@effect-mcp/host"
 import { Mcp } from "@effect-mcp/schema"
 import * as AiTool from "@effect/ai/Tool"
@@ -42,15 +42,17 @@ export type ToolOutput = typeof ToolOutput.Type
 
 /**
  * An MCP tool call that did not succeed, as the model reads it: the tool answered with an `isError` result
- * (`ToolError`, with its content), or the call itself failed (`CallFailed`: a JSON-RPC error, a timeout, a server
- * that is down; `error` names which).
+ * (`ToolError`, with its content, and its typed failure as `failure` when it carries one: an effect-mcp server's
+ * `_meta["effect-mcp/failure"]`, else its `structuredContent`), or the call itself failed (`CallFailed`: a JSON-RPC
+ * error, a timeout, a server that is down; `error` names which).
  */
 export class ToolCallFailed extends Schema.TaggedError<ToolCallFailed>()("ToolCallFailed", {
   tool: Schema.String,
   reason: Schema.Literal("ToolError", "CallFailed"),
   message: Schema.String,
   error: Schema.optional(Schema.String),
-  content: Schema.optional(Schema.Array(Mcp.ContentBlock))
+  content: Schema.optional(Schema.Array(Mcp.ContentBlock)),
+  failure: Schema.optional(Schema.Unknown)
 }) {}
 
 /** An MCP tool as an `@effect/ai` tool. */
@@ -152,6 +154,12 @@ const toAiTool = (name: string, tool: Mcp.Tool): McpTool => {
 const textOf = (content: ReadonlyArray<Mcp.ContentBlock>): string =>
   content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n")
 
+/** The typed failure an `isError` result carries, encoded, if any. */
+const failureOf = (result: Mcp.CallToolResult): unknown => {
+  const meta = result._meta
+  return meta !== undefined && Object.hasOwn(meta, Tool.failureKey) ? meta[Tool.failureKey] : result.structuredContent
+}
+
 /** A result as the model reads it: its content and structured content, or a `ToolCallFailed` when it is an error. */
 const outputOf = (tool: string, result: Mcp.CallToolResult): Effect.Effect<ToolOutput, ToolCallFailed> =>
   result.isError === true
@@ -160,7 +168,8 @@ const outputOf = (tool: string, result: Mcp.CallToolResult): Effect.Effect<ToolO
         tool,
         reason: "ToolError",
         message: textOf(result.content) || `the tool ${tool} reported an error`,
-        content: result.content
+        content: result.content,
+        ...(failureOf(result) === undefined ? {} : { failure: failureOf(result) })
       })
     )
     : Effect.succeed(

@@ -57,7 +57,11 @@ layer(Client, { excludeTestServices: true })(
       Effect.gen(function*() {
         const result = yield* callThroughModel("convert", { celsius: -300 })
         expect(result.isFailure).toBe(true)
-        expect(result.result).toMatchObject({ tool: "convert", reason: "ToolError" })
+        expect(result.result).toMatchObject({
+          tool: "convert",
+          reason: "ToolError",
+          failure: { _tag: "BelowAbsoluteZero", celsius: -300 }
+        })
         expect((result.result as McpToolkit.ToolCallFailed).message).toContain("BelowAbsoluteZero")
       }))
 
