@@ -11,8 +11,10 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import addFormats from "ajv-formats"
 import Ajv2020 from "ajv/dist/2020.js"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -53,7 +55,12 @@ const Count = AiTool.make("count", {
 
 const Ping = AiTool.make("ping")
 
-const Kit = Toolkit.make(GetForecast, Shout, Count, Ping)
+const Hang = AiTool.make("hang", { description: "Never ends" })
+
+/** That `hang` started, and that its handler was interrupted. */
+const hanging = { started: Effect.runSync(Deferred.make<void>()), interrupted: Effect.runSync(Deferred.make<void>()) }
+
+const Kit = Toolkit.make(GetForecast, Shout, Count, Ping, Hang)
 
 const Handlers = Kit.toLayer({
   get_forecast: ({ city, day }) =>
@@ -66,7 +73,12 @@ const Handlers = Kit.toLayer({
       for (let i = 1; i <= to; i++) yield* RequestContext.progress(i, to)
       return to
     }),
-  ping: () => Effect.void
+  ping: () => Effect.void,
+  hang: () =>
+    Deferred.succeed(hanging.started, undefined).pipe(
+      Effect.zipRight(Effect.never),
+      Effect.onInterrupt(() => Deferred.succeed(hanging.interrupted, undefined))
+    )
 })
 
 const Server = ToolkitServer.layer(Kit).pipe(
@@ -88,7 +100,7 @@ layer(McpTest.layer(Server))("ToolkitServer", (it) => {
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       const tools = yield* client.listTools()
-      expect(tools.map((t) => t.name).sort()).toEqual(["count", "get_forecast", "ping", "shout"])
+      expect(tools.map((t) => t.name).sort()).toEqual(["count", "get_forecast", "hang", "ping", "shout"])
       const forecast = tools.find((t) => t.name === "get_forecast")!
       const reference = descriptorOf(Schema.Struct(ForecastInput), Forecast)
       expect(forecast.inputSchema).toEqual(reference.inputSchema)
@@ -164,6 +176,16 @@ layer(McpTest.layer(Server))("ToolkitServer", (it) => {
       const last = [...events].at(-1)
       expect(last?._tag === "Result" ? last.result.content : undefined).toEqual([{ type: "text", text: "3" }])
     }))
+
+  it.effect("interrupts the toolkit's handler when the client cancels the call", () =>
+    Effect.gen(function*() {
+      const call = yield* Effect.fork(callOf("hang", {}))
+      yield* Deferred.await(hanging.started)
+      yield* Fiber.interrupt(call)
+      // Awaited, not polled: if the cancellation never reached the handler, this test times out.
+      yield* Deferred.await(hanging.interrupted)
+      expect((yield* McpClient.McpClient).stats().pending).toBe(0)
+    }))
 })
 
 describe("ToolkitServer, registration", () => {
@@ -174,7 +196,13 @@ describe("ToolkitServer, registration", () => {
       yield* Layer.buildWithScope(ToolkitServer.layer(Kit).pipe(Layer.provide(Handlers)), scope).pipe(
         Effect.provideService(McpServer.McpServer, server)
       )
-      expect(server.tools().map((t) => t.descriptor.name).sort()).toEqual(["count", "get_forecast", "ping", "shout"])
+      expect(server.tools().map((t) => t.descriptor.name).sort()).toEqual([
+        "count",
+        "get_forecast",
+        "hang",
+        "ping",
+        "shout"
+      ])
       yield* Scope.close(scope, Exit.void)
       expect(server.tools()).toEqual([])
     }))
