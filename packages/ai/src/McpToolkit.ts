@@ -161,22 +161,25 @@ const failureOf = (result: Mcp.CallToolResult): unknown => {
 }
 
 /** A result as the model reads it: its content and structured content, or a `ToolCallFailed` when it is an error. */
-const outputOf = (tool: string, result: Mcp.CallToolResult): Effect.Effect<ToolOutput, ToolCallFailed> =>
-  result.isError === true
-    ? Effect.fail(
-      new ToolCallFailed({
-        tool,
-        reason: "ToolError",
-        message: textOf(result.content) || `the tool ${tool} reported an error`,
-        content: result.content,
-        ...(failureOf(result) === undefined ? {} : { failure: failureOf(result) })
-      })
-    )
-    : Effect.succeed(
+const outputOf = (tool: string, result: Mcp.CallToolResult): Effect.Effect<ToolOutput, ToolCallFailed> => {
+  if (result.isError !== true) {
+    return Effect.succeed(
       result.structuredContent === undefined
         ? { content: result.content }
         : { content: result.content, structuredContent: result.structuredContent }
     )
+  }
+  const failure = failureOf(result)
+  return Effect.fail(
+    new ToolCallFailed({
+      tool,
+      reason: "ToolError",
+      message: textOf(result.content) || `the tool ${tool} reported an error`,
+      content: result.content,
+      ...(failure === undefined ? {} : { failure })
+    })
+  )
+}
 
 /** The result that ends a call's stream of events. */
 const resultOf = <E>(
