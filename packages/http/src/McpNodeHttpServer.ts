@@ -20,6 +20,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Http from "node:http"
 import * as BodyLimit from "./internal/bodyLimit.js"
+import * as ParsedBody from "./internal/server/parsedBody.js"
 import * as Wire from "./internal/wire.js"
 import * as McpHttpServer from "./McpHttpServer.js"
 
@@ -42,11 +43,20 @@ export class Address extends Context.Tag("@effect-mcp/http/McpNodeHttpServer/Add
 /** The server could not listen (the port is taken, the address is not this machine's, …). */
 export class ListenError extends Data.TaggedError("ListenError")<{ readonly cause: unknown }> {}
 
-/** Reads a node request's body whole, refusing one larger than `limit` bytes (the shared body limit, fed node's chunks). */
-const readText = (request: Http.IncomingMessage) => (limit: number) =>
+/**
+ * Reads a node request's body whole, refusing one larger than `limit` bytes (the shared body limit, fed node's
+ * chunks). When something read the stream before the endpoint (a framework's body parser), its result `parsed` is the
+ * body instead.
+ */
+const readText = (request: Http.IncomingMessage, parsed: unknown) => (limit: number) =>
   Effect.async<string, McpHttpServer.BodyTooLarge | McpHttpServer.BodyUnreadable>((resume) => {
     if (BodyLimit.declaredTooLarge(request.headers["content-length"], limit)) {
       resume(Effect.fail(new McpHttpServer.BodyTooLarge({ limit })))
+      return
+    }
+    // A consumed stream sends no more events: waiting for its `end` would hang the request.
+    if (request.readableEnded) {
+      resume(ParsedBody.text(parsed, limit))
       return
     }
     const body = BodyLimit.collector<Buffer>(limit)
@@ -81,14 +91,14 @@ const readText = (request: Http.IncomingMessage) => (limit: number) =>
     return Effect.sync(stop)
   })
 
-/** A node request as the endpoint reads it. */
-const incoming = (request: Http.IncomingMessage): McpHttpServer.Incoming => ({
+/** A node request as the endpoint reads it (with the body a framework already read of it, if it did). */
+const incoming = (request: Http.IncomingMessage, parsed: unknown): McpHttpServer.Incoming => ({
   method: request.method ?? "GET",
   url: request.url ?? "/",
   // Node joins repeated headers into one value, except `set-cookie`, which a request does not carry.
   headers: request.headers as Readonly<Record<string, string | undefined>>,
   remoteAddress: request.socket.remoteAddress,
-  readText: readText(request)
+  readText: readText(request, parsed)
 })
 
 /** Waits until the response can take more (or the client is gone, which interrupts the request). */
@@ -131,22 +141,29 @@ const failed = (response: Http.ServerResponse, exit: Exit.Exit<void>) =>
   })
 
 /**
- * The endpoint as a `node:http` request listener, for a server of your own (`http.createServer(listener)`);
- * requests and sessions live in the Scope, and closing it interrupts them.
+ * Serves one node:http request. `parsedBody` is what a framework's body parser made of the body when it already
+ * read it (Fastify's `request.body`: parsed JSON, text or bytes); it is used only when the request's stream was
+ * consumed, which is otherwise read as it comes.
  */
-export const listener = (
+export type Handler = (request: Http.IncomingMessage, response: Http.ServerResponse, parsedBody: unknown) => void
+
+/** A `node:http` request listener; `request.body` is the body when a middleware already read it (`express.json()`). */
+export type Listener = (request: Http.IncomingMessage & { readonly body?: unknown }, response: Http.ServerResponse) => void
+
+/**
+ * The endpoint as a function of a node request, its response and the body a framework may already have read of it,
+ * for a framework that keeps that body apart from the node request (Fastify: `handle(request.raw, reply.raw,
+ * request.body)` after `reply.hijack()`); requests and sessions live in the Scope, and closing it interrupts them.
+ */
+export const handler = (
   options: McpHttpServer.Options = {}
-): Effect.Effect<
-  (request: Http.IncomingMessage, response: Http.ServerResponse) => void,
-  never,
-  McpServer.McpServer | Scope.Scope
-> =>
+): Effect.Effect<Handler, never, McpServer.McpServer | Scope.Scope> =>
   Effect.gen(function*() {
     const handle = yield* McpHttpServer.handler(options)
     const runFork = yield* FiberSet.makeRuntime<never, void, never>()
-    return (request, response) => {
+    return (request, response, parsedBody) => {
       const fiber = runFork(
-        Effect.flatMap(handle(incoming(request)), (reply) => write(response, reply)).pipe(
+        Effect.flatMap(handle(incoming(request, parsedBody)), (reply) => write(response, reply)).pipe(
           Effect.onExit((exit) => failed(response, exit))
         )
       )
@@ -155,6 +172,16 @@ export const listener = (
       })
     }
   })
+
+/**
+ * The endpoint as a `node:http` request listener, for a server of your own (`http.createServer(listener)`) or an
+ * Express app (`app.all("/mcp", listener)`, before or after `express.json()`: a body the middleware parsed is read
+ * from `request.body`); requests and sessions live in the Scope, and closing it interrupts them.
+ */
+export const listener = (
+  options: McpHttpServer.Options = {}
+): Effect.Effect<Listener, never, McpServer.McpServer | Scope.Scope> =>
+  Effect.map(handler(options), (handle) => (request, response) => handle(request, response, request.body))
 
 const listen = (server: Http.Server, port: number, host: string) =>
   Effect.async<number, ListenError>((resume) => {
