@@ -15,6 +15,7 @@
  * HTTP+SSE, protected-resource metadata, and the @effect/platform adapter (`McpNodeHttpServer` is the node:http one).
  */
 import { McpServer } from "@effect-mcp/core"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import type * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Effect from "effect/Effect"
@@ -146,7 +147,10 @@ export const handler = (
 ): Effect.Effect<(request: Incoming) => Effect.Effect<Reply>, never, McpServer.McpServer | Scope.Scope> =>
   Effect.map(makeRoutes(options), Routes.dispatch)
 
-/** The router with the MCP endpoint (and the protected-resource metadata when configured); sessions live in the Scope. */
+/**
+ * The router with the MCP endpoint (and the protected-resource metadata when configured), to serve alone or beside
+ * routes of one's own (`HttpRouter.concat(myRouter, mcpRouter)`); sessions live in the Scope.
+ */
 export const router = (
   options: Config.Options = {}
 ): Effect.Effect<HttpRouter.HttpRouter, never, McpServer.McpServer | Scope.Scope> =>
@@ -157,3 +161,13 @@ export const layer = (
   options: Config.Options = {}
 ): Layer.Layer<never, never, McpServer.McpServer | HttpServer.HttpServer> =>
   Layer.unwrapScoped(Effect.map(router(options), (routes) => HttpServer.serve(routes)))
+
+/**
+ * Adds the MCP endpoint (and the metadata and legacy endpoints when configured) to the `HttpLayerRouter` in context,
+ * beside routes of one's own (`HttpLayerRouter.serve(Layer.mergeAll(McpHttpServer.layerRouter(), MyRoutes))`);
+ * sessions live as long as the layer.
+ */
+export const layerRouter = (
+  options: Config.Options = {}
+): Layer.Layer<never, never, McpServer.McpServer | HttpLayerRouter.HttpRouter> =>
+  HttpLayerRouter.addAll(Effect.map(makeRoutes(options), Platform.layerRoutes))

@@ -1,7 +1,8 @@
 /**
  * The @effect/platform adapter of the endpoint: a platform request as an `Incoming` (its body read under the body
- * limit), a `Reply` as a platform response, and the routes as an `HttpRouter`.
+ * limit), a `Reply` as a platform response, and the routes as an `HttpRouter` or as `HttpLayerRouter` routes.
  */
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -68,4 +69,14 @@ export const router = (routes: ReadonlyArray<Route>): HttpRouter.HttpRouter =>
         )
       )(router),
     HttpRouter.empty
+  )
+
+/** The routes as `HttpLayerRouter` routes. */
+export const layerRoutes = (routes: ReadonlyArray<Route>): ReadonlyArray<HttpLayerRouter.Route<never, never>> =>
+  routes.map((route) =>
+    HttpLayerRouter.route(
+      route.method ?? "*",
+      route.path as HttpLayerRouter.PathInput,
+      (request) => Effect.map(route.handle(fromPlatform(request)), toPlatform)
+    )
   )
