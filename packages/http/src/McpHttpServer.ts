@@ -26,6 +26,7 @@ import * as EventStore from "./EventStore.js"
 import * as Admission from "./internal/server/admission.js"
 import * as Answer from "./internal/server/answer.js"
 import * as Config from "./internal/server/config.js"
+import * as Cors from "./internal/server/cors.js"
 import * as Endpoint from "./internal/server/endpoint.js"
 import type { Incoming, Reply } from "./internal/server/exchange.js"
 import * as Handshake from "./internal/server/handshake.js"
@@ -60,6 +61,10 @@ export type {
   /** How the endpoint behaves. */
   Options
 } from "./internal/server/config.js"
+export type {
+  /** Cross-origin access for browser pages on other origins (off unless given). */
+  CorsOptions
+} from "./internal/server/cors.js"
 export {
   /** The request body was larger than the endpoint accepts (answered 413). */
   BodyTooLarge,
@@ -135,7 +140,7 @@ const makeRoutes = (options: Config.Options) =>
         routes.push({ path, method: "GET", handle })
       }
     }
-    return routes
+    return options.cors === undefined ? routes : routes.map(Cors.make(options.cors, RequestGuard.door(config)))
   })
 
 /**

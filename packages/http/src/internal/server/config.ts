@@ -4,6 +4,7 @@
  */
 import * as Duration from "effect/Duration"
 import type { Authenticate } from "./auth.js"
+import type { CorsOptions } from "./cors.js"
 import type { RequestHead } from "./exchange.js"
 import type { ProtectedResourceMetadata } from "./metadata.js"
 
@@ -42,6 +43,8 @@ export interface Options {
   readonly allowedOrigins?: ReadonlyArray<string>
   /** DNS-rebinding protection: Host and Origin checks (default true). */
   readonly dnsRebindingProtection?: boolean
+  /** Lets pages of the listed origins call the endpoint from a browser (default off); never widens `allowedOrigins`. */
+  readonly cors?: CorsOptions
   /** Authenticates every request; the identity reaches handlers as `RequestContext.auth`. */
   readonly authenticate?: Authenticate
   /** Serves RFC 9728 metadata and names it in `WWW-Authenticate`. */

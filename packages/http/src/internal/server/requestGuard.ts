@@ -10,7 +10,7 @@ import * as Either from "effect/Either"
 import * as Guards from "../guards.js"
 import * as Auth from "./auth.js"
 import { type Config, localHosts } from "./config.js"
-import type { Incoming, Reply } from "./exchange.js"
+import type { Incoming, Reply, RequestHead } from "./exchange.js"
 import * as Metadata from "./metadata.js"
 import * as Replies from "./reply.js"
 
@@ -22,19 +22,32 @@ export type RequestGuard = (
 const badHost = Replies.error(403, McpError.serverError("Forbidden: invalid Host header"))
 const badOrigin = Replies.error(403, McpError.serverError("Forbidden: invalid Origin header"))
 
+/** The DNS-rebinding checks alone (`Host`, then `Origin`): the refusal, or undefined when the request may pass. */
+export type Door = (request: RequestHead) => Reply | undefined
+
+/** The DNS-rebinding checks of an endpoint (which a CORS preflight also passes through). */
+export const door = (config: Config): Door => {
+  const { options } = config
+  if (options.dnsRebindingProtection === false) return () => undefined
+  const allowedHosts = (options.allowedHosts ?? localHosts).map((h) => h.toLowerCase())
+  return (request) =>
+    !Guards.hostAllowed(allowedHosts, request.headers["host"])
+      ? badHost
+      : !Guards.originAllowed(localHosts, options.allowedOrigins, request.headers["origin"])
+      ? badOrigin
+      : undefined
+}
+
 /** The guard of an endpoint. */
 export const make = (config: Config): RequestGuard => {
   const { options } = config
-  const protect = options.dnsRebindingProtection ?? true
-  const allowedHosts = (options.allowedHosts ?? localHosts).map((h) => h.toLowerCase())
+  const checkDoor = door(config)
   const metadataUrl = options.protectedResource === undefined ? undefined : Metadata.url(options.protectedResource)
   const authenticate = options.authenticate
   return (request) =>
     Effect.gen(function*() {
-      if (protect && !Guards.hostAllowed(allowedHosts, request.headers["host"])) return Either.left(badHost)
-      if (protect && !Guards.originAllowed(localHosts, options.allowedOrigins, request.headers["origin"])) {
-        return Either.left(badOrigin)
-      }
+      const refused = checkDoor(request)
+      if (refused !== undefined) return Either.left(refused)
       if (authenticate === undefined) return Either.right(undefined)
       const auth = yield* Effect.either(authenticate(request))
       if (Either.isRight(auth)) return Either.right(auth.right)
