@@ -148,7 +148,10 @@ const failed = (response: Http.ServerResponse, exit: Exit.Exit<void>) =>
 export type Handler = (request: Http.IncomingMessage, response: Http.ServerResponse, parsedBody: unknown) => void
 
 /** A `node:http` request listener; `request.body` is the body when a middleware already read it (`express.json()`). */
-export type Listener = (request: Http.IncomingMessage & { readonly body?: unknown }, response: Http.ServerResponse) => void
+export type Listener = (
+  request: Http.IncomingMessage & { readonly body?: unknown },
+  response: Http.ServerResponse
+) => void
 
 /**
  * The endpoint as a function of a node request, its response and the body a framework may already have read of it,

@@ -12,7 +12,13 @@ import { initialize, postHeaders, rawRequest, serve } from "./helpers.js"
 const page = "http://localhost:5173"
 
 /** A preflight from `origin` for `method` with `headers`, sent to `url`. */
-const preflight = (url: string, origin: string, method = "POST", headers?: string, extra: Record<string, string> = {}) =>
+const preflight = (
+  url: string,
+  origin: string,
+  method = "POST",
+  headers?: string,
+  extra: Record<string, string> = {}
+) =>
   rawRequest(url, {
     method: "OPTIONS",
     headers: {

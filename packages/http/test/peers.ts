@@ -4,8 +4,8 @@
  * `count` with progress, then `echo` with a body large enough to be read in several chunks. They fail the test when
  * anything differs from what the helpers' `tools` answer.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { expect } from "@effect/vitest"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"

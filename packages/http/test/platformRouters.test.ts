@@ -62,7 +62,9 @@ describe.skipIf(adapter !== "platform")("@effect/platform routers", () => {
         McpHttpServer.layerRouter(),
         HttpLayerRouter.add("GET", "/health", HttpServerResponse.text("ok"))
       )
-      const served = HttpLayerRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(Layer.provide(registry))
+      const served = HttpLayerRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provide(registry)
+      )
       yield* exercise(yield* originOf(served))
     }))
 })

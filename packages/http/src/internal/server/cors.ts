@@ -83,7 +83,10 @@ export const make = (options: CorsOptions, door: Door): CorsRoute => {
 
   const withVary = (reply: Reply, vary: string, extra: Record<string, string>): Reply => {
     const before = reply.headers["vary"]
-    return { ...reply, headers: { ...reply.headers, ...extra, vary: before === undefined ? vary : `${before}, ${vary}` } }
+    return {
+      ...reply,
+      headers: { ...reply.headers, ...extra, vary: before === undefined ? vary : `${before}, ${vary}` }
+    }
   }
 
   /** Adds the grant (or only `Vary: Origin`) to an answer. */

@@ -22,7 +22,9 @@ export const text = (body: unknown, limit: number): Effect.Effect<string, BodyTo
     : Either.try(() => JSON.stringify(body))
   if (Either.isLeft(written)) return Effect.fail(new BodyUnreadable({ cause: written.left }))
   // JSON.stringify gives undefined (not text) for a function or a symbol: nothing a body parser makes.
-  if (typeof written.right !== "string") return Effect.fail(new BodyUnreadable({ cause: "the parsed body is not JSON" }))
+  if (typeof written.right !== "string") {
+    return Effect.fail(new BodyUnreadable({ cause: "the parsed body is not JSON" }))
+  }
   // A UTF-8 byte is at least a UTF-16 unit, and at most three make one: only a text near the limit is measured.
   if (written.right.length > limit || written.right.length * 3 > limit && byteLength(written.right) > limit) {
     return Effect.fail(new BodyTooLarge({ limit }))
