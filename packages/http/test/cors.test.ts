@@ -155,7 +155,7 @@ describe("CORS", () => {
         authenticate: McpHttpServer.bearer(() =>
           Effect.fail(new McpHttpServer.Unauthorized({ reason: "bad token", error: "invalid_token" }))
         ),
-        protectedResource: { resource: "http://127.0.0.1/mcp", authorization_servers: ["http://127.0.0.1:1"] }
+        protectedResource: { resource: "http://127.0.0.1/mcp", authorizationServers: ["http://127.0.0.1:1"] }
       })
       const pre = yield* preflight(url, page, "POST", "authorization, content-type")
       expect(pre.status).toBe(204)

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import express from "express"
 import { createServer } from "node:http"
-import { adapter, info, listenOnLoopback, post, tools } from "./helpers.js"
+import { adapter, info, listenOnLoopback, messages, post, tools } from "./helpers.js"
 import { bigText, ours, theirs } from "./peers.js"
 
 const echo = (text: string) => ({
@@ -75,7 +75,7 @@ describe.skipIf(adapter === "platform")("Express 5", () => {
       })
       const response = yield* post(`${origin}/mcp`, echo(bigText), echoHeaders)
       expect(response.status).toBe(200)
-      const answer = yield* Effect.promise(() => response.json())
+      const [answer] = yield* messages(response)
       expect(answer.result.content[0].text).toBe(bigText)
     }))
 
@@ -102,7 +102,7 @@ describe.skipIf(adapter === "platform")("Express 5", () => {
       })
       const response = yield* post(`${origin}/mcp`, echo("lost"), echoHeaders)
       expect(response.status).toBe(400)
-      const answer = yield* Effect.promise(() => response.json())
+      const [answer] = yield* messages(response)
       expect(answer.error.code).toBe(-32700)
     }))
 })
