@@ -8,30 +8,46 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import Fastify from "fastify"
-import { adapter, info, tools } from "./helpers.js"
+import { adapter, info, messages, postHeaders, tools } from "./helpers.js"
 import { ours, theirs } from "./peers.js"
 
-/** A Fastify app with `/health` and the MCP endpoint, on 127.0.0.1 until the scope closes. */
-const serveApp = Effect.gen(function*() {
-  const registry = yield* Layer.build(tools().pipe(Layer.provideMerge(McpServer.layer(info))))
-  const handle = yield* McpNodeHttpServer.handler().pipe(Effect.provide(registry))
-  const app = Fastify({ bodyLimit: 4 * 1024 * 1024, forceCloseConnections: true })
-  app.get("/health", () => "ok")
-  app.all("/mcp", (request, reply) => {
-    reply.hijack()
-    handle(request.raw, reply.raw, request.body)
+/**
+ * A Fastify app with `/health` and the MCP endpoint, on 127.0.0.1 until the scope closes. `parse: "fastify"` lets
+ * Fastify parse the body and hands it over; `"endpoint"` mounts the route in a plugin whose content-type parser
+ * leaves the body unread, so that the endpoint reads it under its own limit and answers its own parse errors.
+ */
+const serveApp = (parse: "fastify" | "endpoint" = "fastify") =>
+  Effect.gen(function*() {
+    const registry = yield* Layer.build(tools().pipe(Layer.provideMerge(McpServer.layer(info))))
+    const handle = yield* McpNodeHttpServer.handler().pipe(Effect.provide(registry))
+    const app = Fastify({ bodyLimit: 4 * 1024 * 1024, forceCloseConnections: true })
+    app.get("/health", () => "ok")
+    if (parse === "fastify") {
+      app.all("/mcp", (request, reply) => {
+        reply.hijack()
+        handle(request.raw, reply.raw, request.body)
+      })
+    } else {
+      app.register(async (mcp) => {
+        mcp.removeAllContentTypeParsers()
+        mcp.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined))
+        mcp.all("/mcp", (request, reply) => {
+          reply.hijack()
+          handle(request.raw, reply.raw, request.body)
+        })
+      })
+    }
+    const address = yield* Effect.acquireRelease(
+      Effect.promise(() => app.listen({ host: "127.0.0.1", port: 0 })),
+      () => Effect.promise(() => app.close())
+    )
+    return address
   })
-  const address = yield* Effect.acquireRelease(
-    Effect.promise(() => app.listen({ host: "127.0.0.1", port: 0 })),
-    () => Effect.promise(() => app.close())
-  )
-  return address
-})
 
 describe.skipIf(adapter === "platform")("Fastify 5", () => {
   it.scopedLive("both clients list, call with progress and send large bodies, beside a route of the app", () =>
     Effect.gen(function*() {
-      const origin = yield* serveApp
+      const origin = yield* serveApp()
       yield* ours(`${origin}/mcp`)
       yield* ours(`${origin}/mcp`, "2025-11-25")
       yield* theirs(`${origin}/mcp`)
@@ -39,9 +55,24 @@ describe.skipIf(adapter === "platform")("Fastify 5", () => {
       expect(health).toBe("ok")
     }))
 
+  it.scopedLive("in a plugin whose parser leaves the body unread, the endpoint reads it and answers its errors", () =>
+    Effect.gen(function*() {
+      const origin = yield* serveApp("endpoint")
+      yield* ours(`${origin}/mcp`)
+      yield* theirs(`${origin}/mcp`)
+      const broken = yield* Effect.promise(() =>
+        fetch(`${origin}/mcp`, { method: "POST", headers: postHeaders(), body: "{not json" })
+      )
+      expect(broken.status).toBe(400)
+      const [answer] = yield* messages(broken)
+      expect(answer.error.code).toBe(-32700)
+      const health = yield* Effect.promise(() => fetch(`${origin}/health`).then((r) => r.text()))
+      expect(health).toBe("ok")
+    }))
+
   it.scopedLive("a session's GET stream and DELETE go through the same route", () =>
     Effect.gen(function*() {
-      const origin = yield* serveApp
+      const origin = yield* serveApp()
       const init = yield* Effect.promise(() =>
         fetch(`${origin}/mcp`, {
           method: "POST",
