@@ -8,11 +8,12 @@
  * headers, and closing its response stream cancels it.
  * Host and Origin are checked against an allow-list, bodies are bounded, and an optional hook
  * authenticates every request (with RFC 9728 protected-resource metadata). The deprecated
- * HTTP+SSE transport (2024-11-05) can be served beside it on its own two endpoints.
+ * HTTP+SSE transport (2024-11-05) can be served beside it on its own two endpoints, and an explicit CORS option lets
+ * browser pages of listed origins call it.
  *
  * This module composes the endpoint; each concept lives in a module of its own under `internal/server/`: the request
  * guard and body reader, the era classifier, handshake sessions and their routing, the stateless endpoint, legacy
- * HTTP+SSE, protected-resource metadata, and the @effect/platform adapter (`McpNodeHttpServer` is the node:http one).
+ * HTTP+SSE, protected-resource metadata, CORS, and the @effect/platform adapter (`McpNodeHttpServer` is the node:http one).
  */
 import { McpServer } from "@effect-mcp/core"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
