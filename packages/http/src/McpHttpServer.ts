@@ -13,7 +13,8 @@
  *
  * This module composes the endpoint; each concept lives in a module of its own under `internal/server/`: the request
  * guard and body reader, the era classifier, handshake sessions and their routing, the stateless endpoint, legacy
- * HTTP+SSE, protected-resource metadata, CORS, and the @effect/platform adapter (`McpNodeHttpServer` is the node:http one).
+ * HTTP+SSE, protected-resource metadata, CORS, and the @effect/platform adapter (`McpNodeHttpServer` is the node:http
+ * one).
  */
 import { McpServer } from "@effect-mcp/core"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
