@@ -9,8 +9,8 @@ import * as Either from "effect/Either"
 import { BodyTooLarge, BodyUnreadable } from "./exchange.js"
 
 /** Why a consumed body that left nothing behind cannot be read. */
-const consumedReason =
-  "the request's body was read before the endpoint, which was given nothing of it: mount the endpoint before the body parser, or pass the parsed body"
+const consumedReason = "the request's body was read before the endpoint, which was given nothing of it: " +
+  "mount the endpoint before the body parser, or pass the parsed body"
 
 /** Text, bytes or a parsed JSON value as the body's UTF-8 text, refused past `limit` bytes. */
 export const text = (body: unknown, limit: number): Effect.Effect<string, BodyTooLarge | BodyUnreadable> => {
