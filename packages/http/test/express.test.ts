@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import express from "express"
 import { createServer } from "node:http"
-import { adapter, info, listenOnLoopback, messages, post, tools } from "./helpers.js"
+import { adapter, info, listenOnLoopback, messages, post, postHeaders, rawRequest, tools } from "./helpers.js"
 import { bigText, ours, theirs } from "./peers.js"
 
 const echo = (text: string) => ({
@@ -67,19 +67,26 @@ describe.skipIf(adapter === "platform")("Express 5", () => {
       yield* theirs(`${origin}/mcp`)
     }))
 
-  it.scopedLive("after express.text() for JSON, the text is the body", () =>
-    Effect.gen(function*() {
-      const origin = yield* serveApp((app, mcp) => {
-        app.use(express.text({ type: "application/json", limit: "4mb" }))
-        app.all("/mcp", mcp)
-      })
-      const response = yield* post(`${origin}/mcp`, echo(bigText), echoHeaders)
-      expect(response.status).toBe(200)
-      const [answer] = yield* messages(response)
-      expect(answer.result.content[0].text).toBe(bigText)
-    }))
+  for (
+    const [name, parser] of [
+      ["express.text()", express.text({ type: "application/json", limit: "4mb" })],
+      ["express.raw()", express.raw({ type: "application/json", limit: "4mb" })]
+    ] as const
+  ) {
+    it.scopedLive(`after ${name} for JSON, what it kept is the body`, () =>
+      Effect.gen(function*() {
+        const origin = yield* serveApp((app, mcp) => {
+          app.use(parser)
+          app.all("/mcp", mcp)
+        })
+        const response = yield* post(`${origin}/mcp`, echo(bigText), echoHeaders)
+        expect(response.status).toBe(200)
+        const [answer] = yield* messages(response)
+        expect(answer.result.content[0].text).toBe(bigText)
+      }))
+  }
 
-  it.scopedLive("a parsed body past maxBodySize is refused with 413", () =>
+  it.scopedLive("a parsed body past maxBodySize is refused with 413, also when no Content-Length announced it", () =>
     Effect.gen(function*() {
       const origin = yield* serveApp((app, mcp) => {
         app.use(express.json())
@@ -87,6 +94,13 @@ describe.skipIf(adapter === "platform")("Express 5", () => {
       }, 1_000)
       const response = yield* post(`${origin}/mcp`, echo("y".repeat(2_000)), echoHeaders)
       expect(response.status).toBe(413)
+      // Chunked: only the parsed body's own size can refuse it.
+      const chunked = yield* rawRequest(`${origin}/mcp`, {
+        method: "POST",
+        headers: postHeaders({ ...echoHeaders, "transfer-encoding": "chunked" }),
+        body: JSON.stringify(echo("y".repeat(2_000)))
+      })
+      expect(chunked.status).toBe(413)
       const small = yield* post(`${origin}/mcp`, echo("y"), echoHeaders)
       expect(small.status).toBe(200)
     }))
