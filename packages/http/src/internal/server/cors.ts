@@ -37,7 +37,7 @@ export interface CorsOptions {
   readonly maxAge?: Duration.DurationInput
 }
 
-/** The request headers MCP's clients send, lower case. */
+/** The request headers MCP's clients send, and trace context (which `@effect/platform`'s HttpClient adds), lower case. */
 const mcpRequestHeaders = [
   "accept",
   "authorization",

@@ -25,7 +25,7 @@ export const text = (body: unknown, limit: number): Effect.Effect<string, BodyTo
   if (typeof written.right !== "string") {
     return Effect.fail(new BodyUnreadable({ cause: "the parsed body is not JSON" }))
   }
-  // A UTF-8 byte is at least a UTF-16 unit, and at most three make one: only a text near the limit is measured.
+  // A UTF-16 unit is one to three UTF-8 bytes: only a text near the limit is measured.
   if (written.right.length > limit || written.right.length * 3 > limit && byteLength(written.right) > limit) {
     return Effect.fail(new BodyTooLarge({ limit }))
   }
