@@ -115,39 +115,47 @@ const runPage = (origin: string, mcp: string) =>
     const tab = yield* Effect.promise(() => browser.newPage())
     yield* Effect.promise(() => tab.goto(`${origin}/?mcp=${encodeURIComponent(mcp)}`))
     const handle = yield* Effect.promise(() =>
-      tab.waitForFunction("globalThis.mcpResults", { timeout: 45_000, polling: 100 })
+      tab.waitForFunction("globalThis.mcpResults", { timeout: 100_000, polling: 100 })
     )
     return (yield* Effect.promise(() => handle.jsonValue())) as ReadonlyArray<PageResult>
   })
 
 describe.skipIf(adapter === "platform" || !haveChromium)("McpClient in headless Chromium", () => {
-  it.scopedLive("lists tools and calls one with progress across origins, at 2026-07-28 and in a session", () =>
-    Effect.gen(function*() {
-      const origin = yield* servePage(yield* bundle)
-      const mcp = yield* serveMcp({ cors: [origin] })
-      const results = yield* runPage(origin, mcp)
-      expect(results).toEqual([
-        {
-          revision: "2026-07-28",
-          tools: ["echo", "count", "flood", "slow", "greet", "whoami"],
-          progress: [1, 2, 3],
-          result: "counted to 3"
-        },
-        {
-          revision: "2025-11-25",
-          tools: ["echo", "count", "flood", "slow", "greet", "whoami"],
-          progress: [1, 2, 3],
-          result: "counted to 3"
-        }
-      ])
-    }))
+  it.scopedLive(
+    "lists tools and calls one with progress across origins, at 2026-07-28 and in a session",
+    () =>
+      Effect.gen(function*() {
+        const origin = yield* servePage(yield* bundle)
+        const mcp = yield* serveMcp({ cors: [origin] })
+        const results = yield* runPage(origin, mcp)
+        expect(results).toEqual([
+          {
+            revision: "2026-07-28",
+            tools: ["echo", "count", "flood", "slow", "greet", "whoami"],
+            progress: [1, 2, 3],
+            result: "counted to 3"
+          },
+          {
+            revision: "2025-11-25",
+            tools: ["echo", "count", "flood", "slow", "greet", "whoami"],
+            progress: [1, 2, 3],
+            result: "counted to 3"
+          }
+        ])
+      }),
+    150_000
+  )
 
-  it.scopedLive("without CORS for the page's origin, the browser refuses the endpoint's answers", () =>
-    Effect.gen(function*() {
-      const origin = yield* servePage(yield* bundle)
-      const elsewhere = yield* serveMcp({ cors: ["http://127.0.0.1:1"] })
-      const results = yield* runPage(origin, elsewhere)
-      expect(results.map((r) => r.result)).toEqual([undefined, undefined])
-      for (const r of results) expect(r.error).toBeDefined()
-    }))
+  it.scopedLive(
+    "without CORS for the page's origin, the browser refuses the endpoint's answers",
+    () =>
+      Effect.gen(function*() {
+        const origin = yield* servePage(yield* bundle)
+        const elsewhere = yield* serveMcp({ cors: ["http://127.0.0.1:1"] })
+        const results = yield* runPage(origin, elsewhere)
+        expect(results.map((r) => r.result)).toEqual([undefined, undefined])
+        for (const r of results) expect(r.error).toBeDefined()
+      }),
+    150_000
+  )
 })

@@ -54,7 +54,7 @@ const session = (revision: "2025-11-25" | undefined) =>
         Layer.provide(McpHttpClient.layer({ url }).pipe(Layer.provide(FetchHttpClient.layer)))
       )
     ),
-    Effect.timeout("20 seconds"),
+    Effect.timeout("45 seconds"),
     Effect.exit,
     Effect.map((exit): PageResult =>
       Exit.isSuccess(exit)
@@ -63,6 +63,6 @@ const session = (revision: "2025-11-25" | undefined) =>
     )
   )
 
-void Effect.runPromise(Effect.all([session(undefined), session("2025-11-25")])).then((results) => {
+void Effect.runPromise(Effect.all([session(undefined), session("2025-11-25")], { concurrency: 2 })).then((results) => {
   page.mcpResults = results
 })
