@@ -9,6 +9,8 @@
 import type { JsonRpc, Mcp, McpError, Revision } from "@effect-mcp/schema"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
+import * as Elicitation from "./Elicitation.js"
 import type { AuthInfo } from "./Transport.js"
 
 /** A logging level, least to most severe. */
@@ -76,11 +78,36 @@ export const progress = (value: number, total?: number, message?: string): Effec
 export const log = (level: LoggingLevel, data: unknown, logger?: string): Effect.Effect<void, never, RequestContext> =>
   Effect.flatMap(RequestContext, (ctx) => ctx.log(level, data, logger))
 
-/** Elicits input from the user through the client. */
-export const elicit = (
-  params: Mcp.ElicitRequestParams
-): Effect.Effect<Mcp.ElicitResult, McpError.McpError, RequestContext> =>
-  Effect.flatMap(RequestContext, (ctx) => ctx.elicit(params))
+/**
+ * Elicits input from the user through the client: raw (the request's params in, the client's result out), or typed
+ * (a message and a form schema in, the answer decoded into the schema's type out; see `Elicitation`).
+ */
+export function elicit<A, I extends Elicitation.Fields>(
+  message: string,
+  schema: Schema.Schema<A, I, never>
+): Effect.Effect<Elicitation.Outcome<A>, Elicitation.ElicitationError | McpError.McpError, RequestContext>
+export function elicit(params: Mcp.ElicitRequestParams): Effect.Effect<Mcp.ElicitResult, McpError.McpError, RequestContext>
+export function elicit<A, I extends Elicitation.Fields>(
+  messageOrParams: string | Mcp.ElicitRequestParams,
+  schema?: Schema.Schema<A, I, never>
+): Effect.Effect<
+  Elicitation.Outcome<A> | Mcp.ElicitResult,
+  Elicitation.ElicitationError | McpError.McpError,
+  RequestContext
+> {
+  return Effect.flatMap(
+    RequestContext,
+    (ctx): Effect.Effect<
+      Elicitation.Outcome<A> | Mcp.ElicitResult,
+      Elicitation.ElicitationError | McpError.McpError
+    > =>
+      typeof messageOrParams === "string"
+        ? schema === undefined
+          ? Effect.die(new TypeError("RequestContext.elicit(message, schema) needs a schema"))
+          : Elicitation.elicitWith(ctx, messageOrParams, schema)
+        : ctx.elicit(messageOrParams)
+  )
+}
 
 /** Samples the client's model. */
 export const sample = (

@@ -5,6 +5,9 @@
 /** Services that answer server→client requests on the client. */
 export * as ClientHandlers from "./ClientHandlers.js"
 
+/** Typed elicitation: a form as an Effect Schema, the answer decoded into its type. */
+export * as Elicitation from "./Elicitation.js"
+
 /** Local errors. */
 export * as Errors from "./Errors.js"
 
