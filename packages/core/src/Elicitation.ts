@@ -95,6 +95,13 @@ export const elicitWith = <A, I extends Fields>(
 const emailPattern = /^[^\s@]+@[^\s@]+$/
 const datePattern = /^\d{4}-\d{2}-\d{2}$/
 
+/** Whether `s` is `YYYY-MM-DD` and names a day of the calendar (not 2020-02-31). */
+const isCalendarDate = (s: string): boolean => {
+  if (!datePattern.test(s)) return false
+  const time = Date.parse(`${s}T00:00:00Z`)
+  return !Number.isNaN(time) && new Date(time).toISOString().startsWith(s)
+}
+
 /** A form field for an email address (`format: "email"`). */
 export const Email = Schema.String.pipe(
   Schema.filter((s) => emailPattern.test(s) || "an email address"),
@@ -109,7 +116,7 @@ export const Uri = Schema.String.pipe(
 
 /** A form field for a calendar date, `YYYY-MM-DD` (`format: "date"`), kept as its text. */
 export const IsoDate = Schema.String.pipe(
-  Schema.filter((s) => (datePattern.test(s) && !Number.isNaN(Date.parse(s))) || "a date (YYYY-MM-DD)"),
+  Schema.filter((s) => isCalendarDate(s) || "a date (YYYY-MM-DD)"),
   Schema.annotations({ identifier: "IsoDate", jsonSchema: { format: "date" } })
 )
 
