@@ -13,6 +13,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ClientHandlers from "./ClientHandlers.js"
@@ -20,6 +21,9 @@ import type { CapabilityMissing, ConnectionClosed, HandshakeFailed, ProtocolViol
 import { Client } from "./internal/client/client.js"
 import { negotiate } from "./internal/client/negotiation.js"
 import * as Engine from "./internal/engine.js"
+import type * as TypedCalls from "./internal/client/typedCalls.js"
+import type * as Prompt from "./Prompt.js"
+import type * as Tool from "./Tool.js"
 import type * as Transport from "./Transport.js"
 
 export {
@@ -156,6 +160,23 @@ export interface McpClientService {
     args?: Readonly<Record<string, unknown>>,
     options?: CallOptions
   ) => Effect.Effect<Mcp.CallToolResult, McpClientError>
+  /**
+   * Calls a tool from its definition (a typed contract shared with the server): the input encoded with its input
+   * schema, the result decoded with its output schema (the whole result for a tool without one), a failure its
+   * failure schema declares decoded into its type, any other `isError` result a `Tool.ToolError`.
+   */
+  readonly call: {
+    <I, II, O, OI, F = never, FI = never>(
+      tool: TypedCalls.ToolContract<I, II, O, OI, F, FI> & { readonly output: Schema.Schema<O, OI, never> },
+      input: I,
+      options?: CallOptions
+    ): Effect.Effect<O, F | Tool.ToolError | McpClientError>
+    <I, II, F = never, FI = never>(
+      tool: TypedCalls.ToolContract<I, II, never, never, F, FI> & { readonly output?: undefined },
+      input: I,
+      options?: CallOptions
+    ): Effect.Effect<Mcp.CallToolResult, F | Tool.ToolError | McpClientError>
+  }
   /** Calls a tool as a task: answers at once with a handle to poll, await or cancel it. */
   readonly callToolAsTask: (
     name: string,
@@ -180,12 +201,22 @@ export interface McpClientService {
   readonly unsubscribe: (uri: string) => Effect.Effect<void, McpClientError>
   /** Every prompt, following every page. */
   readonly listPrompts: () => Effect.Effect<ReadonlyArray<Mcp.Prompt>, McpClientError>
-  /** Gets a prompt. */
-  readonly getPrompt: (
-    name: string,
-    args?: Readonly<Record<string, string>>,
-    options?: CallOptions
-  ) => Effect.Effect<Mcp.GetPromptResult, McpClientError>
+  /**
+   * Gets a prompt: by name, or from its definition (a typed contract shared with the server), its arguments encoded
+   * with its schema and a failure its failure schema declares decoded into its type.
+   */
+  readonly getPrompt: {
+    (
+      name: string,
+      args?: Readonly<Record<string, string>>,
+      options?: CallOptions
+    ): Effect.Effect<Mcp.GetPromptResult, McpClientError>
+    <A, I extends Prompt.Arguments, F = never, FI = never>(
+      prompt: TypedCalls.PromptContract<A, I, F, FI>,
+      args: A,
+      options?: CallOptions
+    ): Effect.Effect<Mcp.GetPromptResult, F | McpClientError>
+  }
   /** Asks for completions of an argument. */
   readonly complete: (params: Mcp.CompleteRequestParams) => Effect.Effect<Mcp.CompleteResult, McpClientError>
   /** Sets the level of the log messages the server sends (per request under 2026-07-28). */

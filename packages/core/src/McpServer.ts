@@ -197,9 +197,11 @@ export const resourceTemplate = <
 export const prompt = <
   A = {},
   R = never,
-  I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>
+  I extends Prompt.Arguments = Readonly<Record<string, string>>,
+  F = never,
+  FI = never
 >(
-  def: Prompt.Definition<A, R, I>
+  def: Prompt.Definition<A, R, I, F, FI>
 ): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>> =>
   registered<R>(
     (server, context) => Effect.as(server.addPrompt(Prompt.make(def, context)), def.name),

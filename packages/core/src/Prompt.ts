@@ -11,18 +11,27 @@ import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import { runHandler } from "./internal/handlerContext.js"
 import * as RequiredScopes from "./internal/requiredScopes.js"
+import * as TypedFailure from "./internal/typedFailure.js"
 import type { RequestContext, RequestContextService } from "./RequestContext.js"
 import type { Completer } from "./Resource.js"
 import type { Protected } from "./Tool.js"
 
+/** The encoded side of a prompt's arguments: strings, as MCP sends them (optional arguments may be absent). */
+export type Arguments = Readonly<Record<string, string | undefined>>
+
 /** What a prompt may return: one user message's text, messages, or the whole result. */
 export type PromptBody = string | ReadonlyArray<Mcp.PromptMessage> | Mcp.GetPromptResult
 
-/** A prompt definition (`scopes`: what a get requires, see `Tool.Protected`). */
+/**
+ * A prompt definition (`scopes`: what a get requires, see `Tool.Protected`). A failure the `failure` schema declares
+ * is sent as a JSON-RPC error carrying the encoded value, which a typed `getPrompt` decodes.
+ */
 export interface Definition<
   A,
   R,
-  I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>
+  I extends Arguments = Readonly<Record<string, string>>,
+  F = never,
+  FI = never
 > extends Protected {
   readonly name: string
   readonly title?: string
@@ -31,8 +40,10 @@ export interface Definition<
   readonly _meta?: Readonly<Record<string, unknown>>
   /** The arguments: a Struct whose encoded side is strings (as MCP sends them). */
   readonly args?: Schema.Schema<A, I, never>
+  /** The typed failure of the handler, besides McpError. */
+  readonly failure?: Schema.Schema<F, FI, never>
   readonly complete?: Readonly<Record<string, Completer<R>>>
-  readonly handler: (args: A) => Effect.Effect<PromptBody, McpError.McpError, R>
+  readonly handler: (args: A) => Effect.Effect<PromptBody, F | McpError.McpError, R>
 }
 
 /** A prompt ready to be registered. */
@@ -80,11 +91,11 @@ export const toResult = (body: PromptBody): Mcp.GetPromptResult => {
 }
 
 /** Turns a definition into a prompt. */
-export const make = <A, R, I extends Readonly<Record<string, string | undefined>>>(
-  def: Definition<A, R, I>,
+export const make = <A, R, I extends Arguments, F = never, FI = never>(
+  def: Definition<A, R, I, F, FI>,
   context: Context.Context<Exclude<R, RequestContext>>
 ): Prompt => {
-  const { handler, args, complete, scopes, ...info } = def
+  const { handler, args, complete, failure, scopes, ...info } = def
   const decodeArgs = args === undefined ? undefined : Schema.decodeUnknown(args)
   // A peer's value that breaks the decoder (see Codec.unreadable) is invalid arguments, not a defect.
   const decode = (u: unknown): Effect.Effect<A, ParseResult.ParseError> =>
@@ -108,7 +119,8 @@ export const make = <A, R, I extends Readonly<Record<string, string | undefined>
             })
             : e
         ),
-        Effect.flatMap((a) => run(handler(a), ctx)),
+        Effect.flatMap((a) => runHandler(handler(a), context, ctx)),
+        Effect.catchIf((e): e is F => !McpError.isMcpError(e), (e) => TypedFailure.fail(failure, e, `prompt ${def.name}`)),
         Effect.map(toResult)
       )
     },

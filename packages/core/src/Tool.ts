@@ -70,19 +70,33 @@ export interface Protected {
   readonly scopes?: ReadonlyArray<string>
 }
 
-/** A tool definition whose success is described by an output schema. */
-export interface StructuredDefinition<I, II, O, OI, F, FI, R> extends ToolInfo, Protected {
+/**
+ * The contract of a tool whose success is described by an output schema: its name, descriptor fields and schemas
+ * without a handler. A server implements it (`McpServer.tool({ ...contract, handler })`), a client calls it
+ * (`client.call(contract, input)`), as `@effect/rpc` shares a request schema.
+ */
+export interface StructuredContract<I, II, O, OI, F, FI> extends ToolInfo, Protected {
   readonly input: Schema.Schema<I, II, never>
   readonly output: Schema.Schema<O, OI, never>
+  /** The typed failure of the handler, besides ToolError and McpError. */
   readonly failure?: Schema.Schema<F, FI, never>
+}
+
+/** The contract of a tool that returns content (see `StructuredContract`). */
+export interface ContentContract<I, II, F, FI> extends ToolInfo, Protected {
+  readonly input: Schema.Schema<I, II, never>
+  readonly output?: undefined
+  /** The typed failure of the handler, besides ToolError and McpError. */
+  readonly failure?: Schema.Schema<F, FI, never>
+}
+
+/** A tool definition whose success is described by an output schema. */
+export interface StructuredDefinition<I, II, O, OI, F, FI, R> extends StructuredContract<I, II, O, OI, F, FI> {
   readonly handler: (input: I) => Effect.Effect<O, F | ToolError | McpError.McpError, R>
 }
 
 /** A tool definition that returns content. */
-export interface ContentDefinition<I, II, F, FI, R> extends ToolInfo, Protected {
-  readonly input: Schema.Schema<I, II, never>
-  readonly output?: undefined
-  readonly failure?: Schema.Schema<F, FI, never>
+export interface ContentDefinition<I, II, F, FI, R> extends ContentContract<I, II, F, FI> {
   readonly handler: (input: I) => Effect.Effect<ToolContent, F | ToolError | McpError.McpError, R>
 }
 
@@ -255,6 +269,14 @@ export const define: {
   ): StructuredDefinition<I, II, O, OI, F, FI, R>
   <I, II, F = never, FI = never, R = never>(def: ContentDefinition<I, II, F, FI, R>): ContentDefinition<I, II, F, FI, R>
 } = <T>(def: T): T => def
+
+/** A tool's contract: its name, descriptor fields and schemas, checked and inferred (identity at run time). */
+export const contract: {
+  <I, II, O, OI, F = never, FI = never>(
+    contract: StructuredContract<I, II, O, OI, F, FI>
+  ): StructuredContract<I, II, O, OI, F, FI>
+  <I, II, F = never, FI = never>(contract: ContentContract<I, II, F, FI>): ContentContract<I, II, F, FI>
+} = <T>(contract: T): T => contract
 
 /** An empty input schema, for tools that take no arguments. */
 export const NoInput = Schema.Struct({})

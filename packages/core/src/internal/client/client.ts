@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import type * as PubSub from "effect/PubSub"
 import type * as Stream from "effect/Stream"
 import type * as ClientHandlers from "../../ClientHandlers.js"
+import type * as Prompt from "../../Prompt.js"
 import { CapabilityMissing, ProtocolViolation } from "../../Errors.js"
 import type { CallOptions, ClientStats, McpClientError, McpClientService, Options } from "../../McpClient.js"
 import type * as Engine from "../engine.js"
@@ -24,6 +25,7 @@ import { callToolStream } from "./progressStream.js"
 import { answerServerRequest } from "./serverRequests.js"
 import { type MetaCache, withStatelessMeta } from "./statelessMeta.js"
 import { callToolAsTask } from "./tasks.js"
+import * as TypedCalls from "./typedCalls.js"
 import { rememberOutputSchemas, validated } from "./validation.js"
 
 /** The capabilities a client declares: its options' own, and those of the handlers it was given. */
@@ -200,8 +202,23 @@ export class Client implements McpClientService, Engine.Handlers<JsonRpc.ErrorOb
 
   readonly listPrompts = () => allPages((c) => this.request("prompts/list", paged(c)), (p) => p.prompts)
 
-  readonly getPrompt = (name: string, args?: Readonly<Record<string, string>>, o?: CallOptions) =>
+  readonly getPromptByName = (name: string, args?: Readonly<Record<string, string>>, o?: CallOptions) =>
     this.request("prompts/get", args === undefined ? { name } : { name, arguments: args }, o)
+
+  readonly getPrompt: McpClientService["getPrompt"] = (
+    prompt: string | TypedCalls.PromptContract<unknown, Prompt.Arguments, unknown, unknown>,
+    args?: unknown,
+    o?: CallOptions
+  ) =>
+    typeof prompt === "string"
+      ? this.getPromptByName(prompt, args as Readonly<Record<string, string>> | undefined, o)
+      : TypedCalls.getPrompt(this, prompt, args, o) as Effect.Effect<Mcp.GetPromptResult, McpClientError>
+
+  readonly call: McpClientService["call"] = (
+    tool: TypedCalls.ToolContract<unknown, unknown, unknown, unknown, unknown, unknown>,
+    input: unknown,
+    o?: CallOptions
+  ) => TypedCalls.callTool(this, tool, input, o) as Effect.Effect<never, never>
 
   readonly complete = (params: Mcp.CompleteRequestParams) => this.request("completion/complete", params)
 
