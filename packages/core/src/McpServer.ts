@@ -154,18 +154,19 @@ const registered = <R>(
     })
   )
 
-/** Registers a tool while the Layer is alive (its requirements are provided by Layers). */
-export const tool: {
-  <I, II, O, OI, F = never, FI = never, R = never>(
-    def: Tool.StructuredDefinition<I, II, O, OI, F, FI, R>
-  ): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>>
-  <I, II, F = never, FI = never, R = never>(
-    def: Tool.ContentDefinition<I, II, F, FI, R>
-  ): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>>
-} = <I, II, O, OI, F, FI, R>(def: Tool.Definition<I, II, O, OI, F, FI, R>) =>
-  registered<R>(
+/**
+ * Registers a tool while the Layer is alive (its requirements are provided by Layers). A handler that does not fit
+ * the definition's schemas (see `Tool.HandlerCheck`) is a type error on the handler that says why.
+ */
+export const tool = <I, II, X extends Tool.HandlerEffect, O = never, OI = never, F = never, FI = never>(
+  def: Tool.Unchecked<I, II, O, OI, F, FI, X>
+): Layer.Layer<never, never, McpServer | Exclude<Effect.Effect.Context<X>, RequestContext>> =>
+  registered<Effect.Effect.Context<X>>(
     (server, context) => {
-      const t = Tool.make(def, context)
+      const t = Tool.make(
+        def as unknown as Tool.Definition<I, II, O, OI, F, FI, Effect.Effect.Context<X>>,
+        context
+      )
       return Effect.as(server.addTool(t), t.descriptor.name)
     },
     (server, name) => server.removeTool(name)

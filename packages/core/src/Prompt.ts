@@ -120,7 +120,10 @@ export const make = <A, R, I extends Arguments, F = never, FI = never>(
             : e
         ),
         Effect.flatMap((a) => runHandler(handler(a), context, ctx)),
-        Effect.catchIf((e): e is F => !McpError.isMcpError(e), (e) => TypedFailure.fail(failure, e, `prompt ${def.name}`)),
+        Effect.catchIf(
+          (e): e is F => !McpError.isMcpError(e),
+          (e) => TypedFailure.fail(failure, e, `prompt ${def.name}`)
+        ),
         Effect.map(toResult)
       )
     },

@@ -86,7 +86,9 @@ export function elicit<A, I extends Elicitation.Fields>(
   message: string,
   schema: Schema.Schema<A, I, never>
 ): Effect.Effect<Elicitation.Outcome<A>, Elicitation.ElicitationError | McpError.McpError, RequestContext>
-export function elicit(params: Mcp.ElicitRequestParams): Effect.Effect<Mcp.ElicitResult, McpError.McpError, RequestContext>
+export function elicit(
+  params: Mcp.ElicitRequestParams
+): Effect.Effect<Mcp.ElicitResult, McpError.McpError, RequestContext>
 export function elicit<A, I extends Elicitation.Fields>(
   messageOrParams: string | Mcp.ElicitRequestParams,
   schema?: Schema.Schema<A, I, never>

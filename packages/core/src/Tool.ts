@@ -122,21 +122,33 @@ const asJsonText = (u: unknown) => (typeof u === "string" ? u : JSON.stringify(u
 /** The `_meta` key of an `isError` result that carries the tool's typed failure, encoded with its failure schema. */
 export const failureKey = "effect-mcp/failure"
 
-/** A typed failure as an `isError` result: never `structuredContent` when the tool declares an output schema. */
+/**
+ * A typed failure as an `isError` result: never `structuredContent` when the tool declares an output schema. A value
+ * the failure schema does not encode (or a tool without one: only a cast lets such a value through the types) is the
+ * handler's bug: logged, and answered -32603 with nothing of it on the wire.
+ */
 const encodeFailure = <F, FI>(
+  name: string,
   failure: Schema.Schema<F, FI, never> | undefined,
   error: F,
   hasOutputSchema: boolean
-): Mcp.CallToolResult => {
+): Effect.Effect<Mcp.CallToolResult, McpError.InternalError> => {
   const encoded = failure === undefined ? undefined : Schema.encodeEither(failure)(error)
-  if (encoded === undefined || Either.isLeft(encoded)) return { content: [text(String(error))], isError: true }
+  if (encoded === undefined || Either.isLeft(encoded)) {
+    return Effect.logError(
+      `effect-mcp: tool ${name} failed with a value ${
+        failure === undefined ? "but declares no failure schema" : "its failure schema does not encode"
+      }`,
+      error
+    ).pipe(Effect.zipRight(Effect.fail(new McpError.InternalError({ message: "Internal error" }))))
+  }
   const value = encoded.right
-  return {
+  return Effect.succeed({
     content: [text(asJsonText(value))],
     isError: true,
     _meta: { [failureKey]: value },
     ...(hasOutputSchema || !Json.isRecord(value) ? {} : { structuredContent: value })
-  }
+  })
 }
 
 /**
@@ -232,7 +244,7 @@ export const make = <I, II, O, OI, F, FI, R>(
     if (error instanceof ToolError) {
       return Effect.succeed({ content: [text(error.message), ...(error.content ?? [])], isError: true })
     }
-    return Effect.succeed(encodeFailure(def.failure, error as F, def.output !== undefined))
+    return encodeFailure(def.name, def.failure, error as F, def.output !== undefined)
   }
   /** Runs the handler on decoded input: its value encoded, its typed failure an `isError` result or an McpError. */
   const run = (input: I, ctx: RequestContextService) =>
@@ -262,13 +274,56 @@ export const make = <I, II, O, OI, F, FI, R>(
   return { descriptor, call, scopes }
 }
 
-/** A tool definition, checked and inferred (identity at run time). */
-export const define: {
-  <I, II, O, OI, F = never, FI = never, R = never>(
-    def: StructuredDefinition<I, II, O, OI, F, FI, R>
-  ): StructuredDefinition<I, II, O, OI, F, FI, R>
-  <I, II, F = never, FI = never, R = never>(def: ContentDefinition<I, II, F, FI, R>): ContentDefinition<I, II, F, FI, R>
-} = <T>(def: T): T => def
+/** The names of the error types in `E`: their `_tag`s, or a generic name for an untagged error. */
+type ErrorNames<E> = E extends { readonly _tag: infer T extends string } ? T : "an error without a _tag"
+
+/**
+ * Whether a handler fits its definition: `unknown` when it does, else a message that names the mistake. It is
+ * intersected with the handler's type, so that a mistake is reported on the handler, in words.
+ */
+export type HandlerCheck<A, E, O, F> = [Exclude<E, F | ToolError | McpError.McpError>] extends [never]
+  ? [O] extends [never] ? [A] extends [ToolContent] ? unknown
+    : "Tool handler: a tool without an output schema succeeds with text, content blocks or a CallToolResult (declare `output` to return structured data)"
+  : [A] extends [O] ? unknown
+  : "Tool handler: the handler succeeds with a value the `output` schema does not describe"
+  : `Tool handler: it may fail with ${ErrorNames<
+    Exclude<E, F | ToolError | McpError.McpError>
+  >}, which the \`failure\` schema does not declare (a tool fails with its declared failure, ToolError or McpError)`
+
+/** What a handler returns, before it is checked: any Effect (its success, failure and requirements are read off it). */
+export type HandlerEffect = Effect.Effect<unknown, unknown, unknown>
+
+/**
+ * What a handler's Effect must be: itself, when it fits the definition (see `HandlerCheck`); else also the message,
+ * which no Effect is, so that the mistake is reported on the Effect the handler returns, in words.
+ */
+export type Checked<X extends HandlerEffect, O, F> =
+  & X
+  & NoInfer<HandlerCheck<Effect.Effect.Success<X>, Effect.Effect.Error<X>, O, F>>
+
+/**
+ * A tool definition before its handler is checked: its contract and a handler returning `X`. The handler's Effect is
+ * inferred whole (a handler whose branches return different Effects is inferred as their union), then checked.
+ */
+export type Unchecked<I, II, O, OI, F, FI, X extends HandlerEffect> = ToolInfo & Protected & {
+  readonly input: Schema.Schema<I, II, never>
+  readonly output?: Schema.Schema<O, OI, never> | undefined
+  readonly failure?: Schema.Schema<F, FI, never> | undefined
+  readonly handler: (input: I) => Checked<X, O, F>
+}
+
+/** The definition a checked one is: structured when it has an output schema, else content. */
+export type Defined<I, II, O, OI, F, FI, R> = [O] extends [never] ? ContentDefinition<I, II, F, FI, R>
+  : StructuredDefinition<I, II, O, OI, F, FI, R>
+
+/**
+ * A tool definition, checked and inferred (identity at run time). A handler that does not fit the schemas is a type
+ * error on the handler that says why; the failure type is the `failure` schema's, kept in the definition's type.
+ */
+export const define = <I, II, X extends HandlerEffect, O = never, OI = never, F = never, FI = never>(
+  def: Unchecked<I, II, O, OI, F, FI, X>
+): Defined<I, II, O, OI, F, FI, Effect.Effect.Context<X>> =>
+  def as unknown as Defined<I, II, O, OI, F, FI, Effect.Effect.Context<X>>
 
 /** A tool's contract: its name, descriptor fields and schemas, checked and inferred (identity at run time). */
 export const contract: {

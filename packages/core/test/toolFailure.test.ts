@@ -142,3 +142,24 @@ describe("typed tool failures", () => {
       expect((yield* client.callTool("withdraw", { amount: 5 })).isError).toBe(true)
     }))
 })
+
+describe("a failure the tool does not declare", () => {
+  /** A tool whose handler's error type was cast away: the value must not reach the wire. */
+  const Leaky = McpServer.tool({
+    name: "leaky",
+    input: Schema.Struct({}),
+    handler: () =>
+      Schema.decodeUnknown(Schema.String)(42).pipe(
+        Effect.mapError((e) => e as unknown as Tool.ToolError)
+      )
+  })
+
+  it.scoped("is the handler's bug: -32603 with nothing of the value, not its text as an error result", () =>
+    Effect.gen(function*() {
+      const peer = yield* rawPeer(Leaky.pipe(Layer.provideMerge(McpServer.layer({ name: "leaky", version: "1" }))))
+      yield* peer.handshake("2025-11-25")
+      yield* peer.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "leaky", arguments: {} } })
+      const answer = yield* peer.next
+      expect(answer).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } })
+    }))
+})

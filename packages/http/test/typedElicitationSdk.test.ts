@@ -26,7 +26,9 @@ const SignUp = McpServer.tool({
     RequestContext.elicit("Sign up?", Signup).pipe(
       Effect.map((outcome) =>
         outcome._tag === "Accepted"
-          ? `${outcome.value.email} (${outcome.value.age + 1} next year) on ${outcome.value.plan} since ${outcome.value.since}${
+          ? `${outcome.value.email} (${
+            outcome.value.age + 1
+          } next year) on ${outcome.value.plan} since ${outcome.value.since}${
             outcome.value.newsletter === true ? ", with the newsletter" : ""
           }`
           : outcome._tag

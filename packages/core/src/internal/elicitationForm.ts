@@ -62,14 +62,18 @@ const enumMembers = (
     const member = resolve(raw, defs)
     if (isStringList(member.enum)) {
       for (const value of member.enum) {
-        members.push(member.enum.length === 1 && typeof member.title === "string" ? { value, title: member.title } : {
-          value
-        })
+        members.push(
+          member.enum.length === 1 && typeof member.title === "string" ? { value, title: member.title } : {
+            value
+          }
+        )
       }
     } else if (typeof member.const === "string") {
-      members.push(typeof member.title === "string" ? { value: member.const, title: member.title } : {
-        value: member.const
-      })
+      members.push(
+        typeof member.title === "string" ? { value: member.const, title: member.title } : {
+          value: member.const
+        }
+      )
     } else {
       return undefined
     }

@@ -48,7 +48,10 @@ const textOf = (result: Mcp.CallToolResult): string =>
 
 /** Encodes `input` with `schema`, failing with a ProtocolViolation that names `what`. */
 const encodeWith = <A, I>(schema: Schema.Schema<A, I, never>, input: A, what: string) =>
-  Effect.mapError(Schema.encode(schema)(input), (e) => new ProtocolViolation({ reason: `${what}: ${Codec.describe(e)}` }))
+  Effect.mapError(
+    Schema.encode(schema)(input),
+    (e) => new ProtocolViolation({ reason: `${what}: ${Codec.describe(e)}` })
+  )
 
 /**
  * Calls a tool from its definition: the input encoded, a success decoded with the output schema (the whole result
