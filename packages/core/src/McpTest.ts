@@ -35,6 +35,10 @@ const served = <E, R>(server: Layer.Layer<McpServer.McpServer, E, R>) =>
  * A client connected in memory to the server that `server` builds (a Layer providing McpServer,
  * with its tools, resources and prompts registered). Client handlers (sampling, elicitation,
  * roots) are picked up from the context when provided.
+ *
+ * The client negotiates 2026-07-28 unless pinned: `layer(server, { ...defaultClient, revision: "2025-11-25" })` runs
+ * the same test over a 2025-11-25 handshake. Results read the same in both (no `resultType`, cache hints or
+ * server identity in `_meta`), so one test body serves every revision.
  */
 export const layer = <E, R>(
   server: Layer.Layer<McpServer.McpServer, E, R>,

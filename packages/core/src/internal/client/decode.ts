@@ -23,6 +23,28 @@ export const decodeResult = <M extends keyof Method.ClientRequests>(
     )
 }
 
+/** The fields of a result that only the 2026-07-28 wire has: what `withoutEraFields` takes away. */
+const eraFields = ["resultType", "ttlMs", "cacheScope"] as const
+
+/** The `_meta` key of the server's identity on every 2026-07-28 result. */
+const serverInfoKey = "io.modelcontextprotocol/serverInfo"
+
+/**
+ * A result as a user is handed it: without what only the 2026-07-28 wire carries (`resultType`, the cache hints
+ * `ttlMs`/`cacheScope`, which the client's list cache has read already, and the server's identity in `_meta`), so
+ * that a result reads the same in every era. A result without them is returned as it is.
+ */
+export const withoutEraFields = <A>(result: A): A => {
+  const r = result as Record<string, unknown>
+  const meta = r._meta as Record<string, unknown> | undefined
+  const hasServerInfo = meta !== undefined && Object.hasOwn(meta, serverInfoKey)
+  if (!hasServerInfo && !eraFields.some((key) => Object.hasOwn(r, key))) return result
+  const { cacheScope: _c, resultType: _r, ttlMs: _t, _meta: _m, ...rest } = r
+  if (meta === undefined) return rest as A
+  const { [serverInfoKey]: _s, ...ownMeta } = meta
+  return (Object.keys(ownMeta).length === 0 ? rest : { ...rest, _meta: ownMeta }) as A
+}
+
 /** The domain's types, by their name in the official schema. */
 type DomainTypes = typeof Mcp.definitions
 

@@ -1,7 +1,8 @@
 /**
  * The 2026-07-28 `input_required` loop: a stateless request whose result asks for input (sampling, elicitation,
  * roots) is answered by the client's handlers and sent again with the answers and the server's `requestState`, at
- * most `maxInputRounds` times. The final result is decoded, and kept by the list cache when it may be.
+ * most `maxInputRounds` times. The final result is decoded, kept by the list cache when it may be, and handed over
+ * without the fields only this era's wire has (`withoutEraFields`).
  */
 import { Codec, Json, type McpError, type Method } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
@@ -11,7 +12,7 @@ import type * as ParseResult from "effect/ParseResult"
 import { CapabilityMissing, ProtocolViolation } from "../../Errors.js"
 import type { CallOptions, McpClientError, Options } from "../../McpClient.js"
 import type * as Engine from "../engine.js"
-import { decodeResult, decodeType } from "./decode.js"
+import { decodeResult, decodeType, withoutEraFields } from "./decode.js"
 import * as ListCache from "./listCache.js"
 import type { ServerRequestHandlers } from "./serverRequests.js"
 
@@ -38,7 +39,7 @@ export const round = <M extends keyof Method.ClientRequests>(
     client.engine.request(method, extra === undefined ? base : { ...base, ...extra }, callOptions),
     (raw) => {
       if (raw.resultType !== "input_required") {
-        if (cacheKey === undefined) return decodeResult(method, client.revision, raw)
+        if (cacheKey === undefined) return Effect.map(decodeResult(method, client.revision, raw), withoutEraFields)
         return Effect.flatMap(
           decodeResult(method, client.revision, raw),
           (result) => ListCache.store(client, cacheKey, result)

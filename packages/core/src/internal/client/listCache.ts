@@ -4,6 +4,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import { withoutEraFields } from "./decode.js"
 
 /** A cached list result and when it expires (clock milliseconds). */
 interface Entry {
@@ -33,12 +34,16 @@ export const cachedOr = <A, E>(
     return hit !== undefined && hit.expires > now ? Effect.succeed(hit.result as A) : fetch()
   })
 
-/** Keeps a result for its `ttlMs` (a result without a positive one is not kept); succeeds with the result. */
+/**
+ * Keeps a result for its `ttlMs` (a result without a positive one is not kept); succeeds with the result as a user
+ * is handed it (`withoutEraFields`), which is also what is kept.
+ */
 export const store = <A>(holder: ListCacheHolder, key: string, result: A): Effect.Effect<A> => {
   const ttl = (result as { ttlMs?: number }).ttlMs
-  if (typeof ttl !== "number" || ttl <= 0) return Effect.succeed(result)
+  const handed = withoutEraFields(result)
+  if (typeof ttl !== "number" || ttl <= 0) return Effect.succeed(handed)
   return Effect.map(Clock.currentTimeMillis, (now) => {
-    ;(holder.listCache ??= new Map()).set(key, { expires: now + ttl, result })
-    return result
+    ;(holder.listCache ??= new Map()).set(key, { expires: now + ttl, result: handed })
+    return handed
   })
 }
