@@ -185,9 +185,11 @@ export const resource = <R = never>(
 export const resourceTemplate = <
   P = Readonly<Record<string, string>>,
   R = never,
-  I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>
+  I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>,
+  F = never,
+  FI = never
 >(
-  def: Resource.TemplateDefinition<P, R, I>
+  def: Resource.TemplateDefinition<P, R, I, F, FI>
 ): Layer.Layer<never, never, McpServer | Exclude<R, RequestContext>> =>
   registered<R>(
     (server, context) => Effect.as(server.addTemplate(Resource.makeTemplate(def, context)), def.uriTemplate),

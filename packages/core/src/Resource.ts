@@ -10,6 +10,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { runHandler } from "./internal/handlerContext.js"
 import * as RequiredScopes from "./internal/requiredScopes.js"
+import * as TypedFailure from "./internal/typedFailure.js"
 import * as UriTemplate from "./internal/uriTemplate.js"
 import type { RequestContext, RequestContextService } from "./RequestContext.js"
 import type { Protected } from "./Tool.js"
@@ -51,11 +52,16 @@ export type Completer<R> = (
   context: { readonly arguments: Readonly<Record<string, string>> }
 ) => Effect.Effect<ReadonlyArray<string>, McpError.McpError, R>
 
-/** A resource template definition; `params` decodes the URI's variables (`scopes`: see `Tool.Protected`). */
+/**
+ * A resource template definition; `params` decodes the URI's variables (`scopes`: see `Tool.Protected`). A failure
+ * the `failure` schema declares is sent as a JSON-RPC error carrying the encoded value (as a prompt's).
+ */
 export interface TemplateDefinition<
   P,
   R,
-  I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>
+  I extends Readonly<Record<string, string | undefined>> = Readonly<Record<string, string>>,
+  F = never,
+  FI = never
 > extends Protected {
   readonly uriTemplate: string
   readonly name: string
@@ -68,7 +74,9 @@ export interface TemplateDefinition<
   readonly params?: Schema.Schema<P, I, never>
   readonly complete?: Readonly<Record<string, Completer<R>>>
   readonly list?: Effect.Effect<ReadonlyArray<Mcp.Resource>, McpError.McpError, R>
-  readonly read: (params: P, uri: string) => Effect.Effect<ResourceBody, McpError.McpError, R>
+  /** The typed failure of a read, besides McpError. */
+  readonly failure?: Schema.Schema<F, FI, never>
+  readonly read: (params: P, uri: string) => Effect.Effect<ResourceBody, F | McpError.McpError, R>
   /** Cache hints of reads of this template's resources under 2026-07-28 (default: the server's `cache` option). */
   readonly cache?: CacheHints
 }
@@ -143,11 +151,11 @@ export const make = <R>(def: Definition<R>, context: Context.Context<Exclude<R, 
 }
 
 /** Turns a template definition into a template. */
-export const makeTemplate = <P, R, I extends Readonly<Record<string, string | undefined>>>(
-  def: TemplateDefinition<P, R, I>,
+export const makeTemplate = <P, R, I extends Readonly<Record<string, string | undefined>>, F = never, FI = never>(
+  def: TemplateDefinition<P, R, I, F, FI>,
   context: Context.Context<Exclude<R, RequestContext>>
 ): Template => {
-  const { cache, complete, list, params, read, scopes, ...descriptor } = def
+  const { cache, complete, failure, list, params, read, scopes, ...descriptor } = def
   const template = UriTemplate.make(def.uriTemplate)
   const decode = params === undefined
     ? (vars: Record<string, string>) => Effect.succeed(vars as P)
@@ -175,7 +183,11 @@ export const makeTemplate = <P, R, I extends Readonly<Record<string, string | un
             })
             : e
         ),
-        Effect.flatMap((p) => run(read(p, uri), context, ctx)),
+        Effect.flatMap((p) => runHandler(read(p, uri), context, ctx)),
+        Effect.catchIf(
+          (e): e is F => !McpError.isMcpError(e),
+          (e) => TypedFailure.fail(failure, e, `resource template ${def.uriTemplate}`)
+        ),
         Effect.map((body) => toResult(uri, def.mimeType, body, cache))
       )
     }

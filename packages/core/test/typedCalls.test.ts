@@ -55,6 +55,13 @@ const server = Layer.mergeAll(
     output: Schema.Struct({ text: Schema.Number }),
     handler: () => Effect.succeed({ text: 42 })
   }),
+  McpServer.resourceTemplate({
+    uriTemplate: "people://{name}",
+    name: "person",
+    failure: UnknownPerson,
+    read: (vars) =>
+      vars.name === "nobody" ? Effect.fail(new UnknownPerson({ name: vars.name })) : Effect.succeed(`${vars.name}`)
+  }),
   McpServer.prompt({
     ...Poem,
     handler: ({ language, lines }) =>
@@ -136,6 +143,17 @@ for (const revision of eras) {
         const error = yield* Effect.flip(c.call(Drifted, {}))
         expect(error._tag).toBe("ProtocolViolation")
         expect((error as Errors.ProtocolViolation).reason).toContain("output schema rejects")
+      }))
+
+    it.scoped("a template's declared failure travels as a -32000 error that carries the value", () =>
+      Effect.gen(function*() {
+        const c = yield* client
+        expect((yield* c.readResource("people://ada")).contents).toEqual([{ uri: "people://ada", text: "ada" }])
+        const error = (yield* Effect.flip(c.readResource("people://nobody"))) as McpError.McpError
+        expect(error.code).toBe(-32000)
+        expect("data" in error ? error.data : undefined).toEqual({
+          "effect-mcp/failure": { _tag: "UnknownPerson", name: "nobody" }
+        })
       }))
 
     it.scoped("a prompt's arguments are encoded and its declared failure decoded", () =>
