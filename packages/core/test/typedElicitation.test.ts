@@ -171,6 +171,28 @@ for (const revision of eras) {
         expect(yield* call("cancel")).toBe("cancelled")
       }))
 
+    it.scoped("a client that cannot elicit: the handler's elicit fails with -32021, typed", () =>
+      Effect.gen(function*() {
+        const Ask = McpServer.tool({
+          name: "ask",
+          input: Schema.Struct({}),
+          handler: () =>
+            RequestContext.elicit("Your booking?", Booking).pipe(
+              Effect.as("answered"),
+              Effect.catchTags({
+                MissingRequiredClientCapability: (e) => Effect.succeed(`cannot ask: ${e.code}`),
+                ElicitationError: (e) => Effect.succeed(e.reason)
+              })
+            )
+        })
+        const c = yield* connect(
+          Ask.pipe(Layer.provideMerge(McpServer.layer({ name: "no-elicitation", version: "1.0.0" }))),
+          { client: { name: "t", version: "0", revision } }
+        )
+        const result = yield* c.callTool("ask", {})
+        expect(result.content).toEqual([{ type: "text", text: "cannot ask: -32021" }])
+      }))
+
     it.scoped("an answer that does not decode is a typed InvalidAnswer", () =>
       Effect.gen(function*() {
         const text = yield* call("bad answer")
