@@ -25,7 +25,7 @@ const completeWord = (value: string) => Effect.succeed(words.filter((w) => w.sta
 export const PromptWithArguments = McpServer.prompt({
   name: "test_prompt_with_arguments",
   description: "A prompt with two required arguments",
-  args: Schema.Struct({
+  input: Schema.Struct({
     arg1: Schema.String.annotations({ description: "First test argument" }),
     arg2: Schema.String.annotations({ description: "Second test argument" })
   }),
@@ -37,7 +37,7 @@ export const PromptWithArguments = McpServer.prompt({
 export const PromptWithEmbeddedResource = McpServer.prompt({
   name: "test_prompt_with_embedded_resource",
   description: "A prompt that embeds a resource",
-  args: Schema.Struct({
+  input: Schema.Struct({
     resourceUri: Schema.String.annotations({ description: "URI of the resource to embed" })
   }),
   handler: ({ resourceUri }) =>

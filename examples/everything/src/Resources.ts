@@ -42,9 +42,9 @@ export const Template = McpServer.resourceTemplate({
   title: "Resource Template",
   description: "A resource template with parameter substitution",
   mimeType: "application/json",
-  params: Schema.Struct({ id: Schema.NonEmptyString }),
+  input: Schema.Struct({ id: Schema.NonEmptyString }),
   complete: { id: (value) => Effect.succeed(knownIds.filter((id) => id.startsWith(value))) },
-  read: ({ id }) => Effect.succeed(JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }))
+  handler: ({ id }) => Effect.succeed(JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }))
 })
 
 /** The URI of the watched resource. */

@@ -176,14 +176,14 @@ const resources = (state: { readonly version: Ref.Ref<number> }) =>
       name: "item",
       mimeType: "text/plain",
       complete: { id: (prefix) => Effect.succeed(["1", "2", "12", "20"].filter((id) => id.startsWith(prefix))) },
-      read: ({ id }, uri) => Effect.succeed([{ uri, mimeType: "text/plain", text: `item ${id}` }])
+      handler: ({ id }, uri) => Effect.succeed([{ uri, mimeType: "text/plain", text: `item ${id}` }])
     })
   )
 
 const prompts = McpServer.prompt({
   name: "greeting",
   description: "Greets someone.",
-  args: Schema.Struct({ name: Schema.String, style: Schema.optional(Schema.String) }),
+  input: Schema.Struct({ name: Schema.String, style: Schema.optional(Schema.String) }),
   complete: { name: (prefix) => Effect.succeed(names.filter((n) => n.toLowerCase().startsWith(prefix.toLowerCase()))) },
   handler: ({ name, style }) => Effect.succeed(`Greet ${name}${style === undefined ? "" : ` in a ${style} way`}.`)
 })

@@ -39,11 +39,11 @@ export interface Definition<
   readonly icons?: ReadonlyArray<Mcp.Icon>
   readonly _meta?: Readonly<Record<string, unknown>>
   /** The arguments: a Struct whose encoded side is strings (as MCP sends them). */
-  readonly args?: Schema.Schema<A, I, never>
+  readonly input?: Schema.Schema<A, I, never>
   /** The typed failure of the handler, besides McpError. */
   readonly failure?: Schema.Schema<F, FI, never>
   readonly complete?: Readonly<Record<string, Completer<R>>>
-  readonly handler: (args: A) => Effect.Effect<PromptBody, F | McpError.McpError, R>
+  readonly handler: (input: A) => Effect.Effect<PromptBody, F | McpError.McpError, R>
 }
 
 /** A prompt ready to be registered. */
@@ -95,8 +95,8 @@ export const make = <A, R, I extends Arguments, F = never, FI = never>(
   def: Definition<A, R, I, F, FI>,
   context: Context.Context<Exclude<R, RequestContext>>
 ): Prompt => {
-  const { handler, args, complete, failure, scopes, ...info } = def
-  const decodeArgs = args === undefined ? undefined : Schema.decodeUnknown(args)
+  const { complete, failure, handler, input, scopes, ...info } = def
+  const decodeArgs = input === undefined ? undefined : Schema.decodeUnknown(input)
   // A peer's value that breaks the decoder (see Codec.unreadable) is invalid arguments, not a defect.
   const decode = (u: unknown): Effect.Effect<A, ParseResult.ParseError> =>
     decodeArgs === undefined
@@ -104,7 +104,7 @@ export const make = <A, R, I extends Arguments, F = never, FI = never>(
       : Effect.catchAllDefect(Effect.suspend(() => decodeArgs(u)), (defect) => Effect.fail(Codec.unreadable(u, defect)))
   const run = <X>(effect: Effect.Effect<X, McpError.McpError, R>, ctx: RequestContextService) =>
     runHandler(effect, context, ctx)
-  const declared = argumentsOf(args as Schema.Schema.AnyNoContext | undefined)
+  const declared = argumentsOf(input as Schema.Schema.AnyNoContext | undefined)
   return {
     descriptor: declared.length > 0 ? { ...info, arguments: declared } : info,
     ...(scopes === undefined ? {} : { scopes }),

@@ -53,7 +53,8 @@ export type Completer<R> = (
 ) => Effect.Effect<ReadonlyArray<string>, McpError.McpError, R>
 
 /**
- * A resource template definition; `params` decodes the URI's variables (`scopes`: see `Tool.Protected`). A failure
+ * A resource template definition; `input` decodes the URI's variables, `handler` reads the resource they name
+ * (`scopes`: see `Tool.Protected`). A failure
  * the `failure` schema declares is sent as a JSON-RPC error carrying the encoded value (as a prompt's).
  */
 export interface TemplateDefinition<
@@ -71,12 +72,12 @@ export interface TemplateDefinition<
   readonly annotations?: Mcp.Annotations
   readonly icons?: ReadonlyArray<Mcp.Icon>
   readonly _meta?: Readonly<Record<string, unknown>>
-  readonly params?: Schema.Schema<P, I, never>
+  readonly input?: Schema.Schema<P, I, never>
   readonly complete?: Readonly<Record<string, Completer<R>>>
   readonly list?: Effect.Effect<ReadonlyArray<Mcp.Resource>, McpError.McpError, R>
   /** The typed failure of a read, besides McpError. */
   readonly failure?: Schema.Schema<F, FI, never>
-  readonly read: (params: P, uri: string) => Effect.Effect<ResourceBody, F | McpError.McpError, R>
+  readonly handler: (input: P, uri: string) => Effect.Effect<ResourceBody, F | McpError.McpError, R>
   /** Cache hints of reads of this template's resources under 2026-07-28 (default: the server's `cache` option). */
   readonly cache?: CacheHints
 }
@@ -155,11 +156,11 @@ export const makeTemplate = <P, R, I extends Readonly<Record<string, string | un
   def: TemplateDefinition<P, R, I, F, FI>,
   context: Context.Context<Exclude<R, RequestContext>>
 ): Template => {
-  const { cache, complete, failure, list, params, read, scopes, ...descriptor } = def
+  const { cache, complete, failure, handler, input, list, scopes, ...descriptor } = def
   const template = UriTemplate.make(def.uriTemplate)
-  const decode = params === undefined
+  const decode = input === undefined
     ? (vars: Record<string, string>) => Effect.succeed(vars as P)
-    : Schema.decodeUnknown(params)
+    : Schema.decodeUnknown(input)
   return {
     descriptor,
     template,
@@ -183,7 +184,7 @@ export const makeTemplate = <P, R, I extends Readonly<Record<string, string | un
             })
             : e
         ),
-        Effect.flatMap((p) => runHandler(read(p, uri), context, ctx)),
+        Effect.flatMap((p) => runHandler(handler(p, uri), context, ctx)),
         Effect.catchIf(
           (e): e is F => !McpError.isMcpError(e),
           (e) => TypedFailure.fail(failure, e, `resource template ${def.uriTemplate}`)

@@ -38,7 +38,7 @@ const server = Layer.mergeAll(
     uriTemplate: "test://secret/{id}",
     name: "secrets",
     scopes: ["mcp:write"],
-    read: (params) => Effect.sync(() => (ran.push("template"), params.id))
+    handler: (params) => Effect.sync(() => (ran.push("template"), params.id))
   })
 ).pipe(Layer.provideMerge(McpServer.layer({ name: "scopes", version: "1.0.0" })))
 

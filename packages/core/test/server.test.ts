@@ -279,15 +279,15 @@ describe("resources, templates, prompts, completion", () => {
   const Users = McpServer.resourceTemplate({
     uriTemplate: "users://{id}/profile",
     name: "user",
-    params: Schema.Struct({ id: Schema.NumberFromString }),
+    input: Schema.Struct({ id: Schema.NumberFromString }),
     complete: { id: (value) => Effect.succeed(["1", "2", "10", "11"].filter((v) => v.startsWith(value))) },
     list: Effect.succeed([{ uri: "users://1/profile", name: "user 1" }]),
-    read: ({ id }, uri) => Effect.succeed(id === 404 ? [] : [{ uri, text: `user #${id + 0}` }])
+    handler: ({ id }, uri) => Effect.succeed(id === 404 ? [] : [{ uri, text: `user #${id + 0}` }])
   })
   const Review = McpServer.prompt({
     name: "review",
     description: "Review code",
-    args: Schema.Struct({
+    input: Schema.Struct({
       language: Schema.String.annotations({ description: "the language" }),
       strict: Schema.optional(Schema.String)
     }),

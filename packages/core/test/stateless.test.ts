@@ -83,11 +83,11 @@ const Everything = Layer.mergeAll(
     uriTemplate: "mem://items/{id}",
     name: "item",
     complete: { id: (v) => Effect.succeed(["1", "2", "12"].filter((x) => x.startsWith(v))) },
-    read: ({ id }, uri) => Effect.succeed([{ uri, text: `item ${id}` }])
+    handler: ({ id }, uri) => Effect.succeed([{ uri, text: `item ${id}` }])
   }),
   McpServer.prompt({
     name: "hello",
-    args: Schema.Struct({ who: Schema.String }),
+    input: Schema.Struct({ who: Schema.String }),
     complete: { who: (v) => Effect.succeed(["ada", "alan"].filter((x) => x.startsWith(v))) },
     handler: ({ who }) => Effect.succeed(`Say hello to ${who}`)
   })
@@ -220,7 +220,7 @@ describe("2026-07-28 on the wire", () => {
           uriTemplate: "mem://docs/{id}",
           name: "doc",
           cache: { ttlMs: 1_000 },
-          read: ({ id }, uri) => Effect.succeed([{ uri, text: id }])
+          handler: ({ id }, uri) => Effect.succeed([{ uri, text: id }])
         })
       ).pipe(Layer.provideMerge(McpServer.layer({
         name: "cached",

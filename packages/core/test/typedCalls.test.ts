@@ -34,7 +34,7 @@ class UnknownLanguage extends Schema.TaggedError<UnknownLanguage>()("UnknownLang
 /** A prompt whose arguments are not all strings in their type: the count crosses as text. */
 const Poem = {
   name: "poem",
-  args: Schema.Struct({ language: Schema.String, lines: Schema.NumberFromString }),
+  input: Schema.Struct({ language: Schema.String, lines: Schema.NumberFromString }),
   failure: UnknownLanguage
 }
 
@@ -59,7 +59,7 @@ const server = Layer.mergeAll(
     uriTemplate: "people://{name}",
     name: "person",
     failure: UnknownPerson,
-    read: (vars) =>
+    handler: (vars) =>
       vars.name === "nobody" ? Effect.fail(new UnknownPerson({ name: vars.name })) : Effect.succeed(`${vars.name}`)
   }),
   McpServer.prompt({

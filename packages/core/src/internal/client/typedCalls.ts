@@ -24,7 +24,7 @@ export interface ToolContract<I, II, O, OI, F, FI> {
 /** What a client needs of a prompt definition to get it: its name and schemas (a full definition will do). */
 export interface PromptContract<A, I extends Prompt.Arguments, F, FI> {
   readonly name: string
-  readonly args?: Schema.Schema<A, I, never> | undefined
+  readonly input?: Schema.Schema<A, I, never> | undefined
   readonly failure?: Schema.Schema<F, FI, never> | undefined
 }
 
@@ -96,9 +96,9 @@ export const getPrompt = <A, I extends Prompt.Arguments, F, FI>(
   options?: CallOptions
 ): Effect.Effect<Mcp.GetPromptResult, F | McpClientError> => {
   const decodeFailure = prompt.failure === undefined ? undefined : TypedFailure.decodeError(prompt.failure)
-  const encoded: Effect.Effect<I | undefined, ProtocolViolation> = prompt.args === undefined
+  const encoded: Effect.Effect<I | undefined, ProtocolViolation> = prompt.input === undefined
     ? Effect.succeed(undefined)
-    : encodeWith(prompt.args, args, `invalid arguments for prompt ${prompt.name}`)
+    : encodeWith(prompt.input, args, `invalid arguments for prompt ${prompt.name}`)
   return encoded.pipe(
     Effect.flatMap((wire) => client.getPromptByName(prompt.name, wire as Readonly<Record<string, string>>, options)),
     Effect.catchIf(
