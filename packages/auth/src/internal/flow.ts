@@ -1,0 +1,202 @@
+/**
+ * The grants an OAuth client makes once it knows its authorization server: the authorization code flow with PKCE
+ * S256, `state`, the RFC 8707 `resource` and the RFC 9207 `iss` check before the code is redeemed; a refresh; and the
+ * client-credentials grant of machine clients. Each ends in the tokens to keep; none of them ever puts a secret
+ * (token, code, verifier, client secret) in an error.
+ */
+import type { McpHttpClient } from "@effect-mcp/http"
+import * as Effect from "effect/Effect"
+import type { InteractiveStepService } from "../InteractiveStep.js"
+import { AuthorizationRefused, type OAuthError } from "../OAuthError.js"
+import type * as TokenStore from "../TokenStore.js"
+import * as Discovery from "./discovery.js"
+import type * as Documents from "./documents.js"
+import type * as Exchange from "./exchange.js"
+import * as Identity from "./identity.js"
+import * as Pkce from "./pkce.js"
+import * as TokenRequest from "./tokenRequest.js"
+
+/** A machine client's credentials (the client-credentials grant). */
+export interface ClientCredentials {
+  readonly clientId: string
+  /** Its secret (client_secret_basic, or client_secret_post when the server supports only that). */
+  readonly clientSecret?: string | undefined
+  /** Its signing key (private_key_jwt). */
+  readonly signingKey?: TokenRequest.SigningKey | undefined
+}
+
+/** Splits a space-separated scope. */
+export const scopes = (scope: string | undefined): ReadonlyArray<string> =>
+  scope === undefined ? [] : scope.split(" ").filter((s) => s !== "")
+
+/** Joins scopes, without repeats; `undefined` for none. */
+export const joinScopes = (...lists: ReadonlyArray<ReadonlyArray<string>>): string | undefined => {
+  const all = [...new Set(lists.flat())]
+  return all.length === 0 ? undefined : all.join(" ")
+}
+
+/** The tokens to keep from a token answer. */
+const keep = (
+  answer: Documents.TokenAnswer,
+  discovered: Discovery.Discovered,
+  clientId: string,
+  requested: string | undefined,
+  previous?: TokenStore.StoredTokens
+): TokenStore.StoredTokens => {
+  const refreshToken = answer.refresh_token ?? previous?.refreshToken
+  const scope = answer.scope ?? requested ?? previous?.scope
+  return {
+    resource: discovered.resource,
+    issuer: discovered.issuer,
+    clientId,
+    accessToken: answer.access_token,
+    ...(refreshToken === undefined ? {} : { refreshToken }),
+    ...(answer.expires_in === undefined ? {} : { expiresAt: Date.now() + answer.expires_in * 1000 }),
+    ...(scope === undefined ? {} : { scope })
+  }
+}
+
+/** Runs the authorization code flow for `scope` and redeems the code. */
+export const authorizationCode = (
+  execute: McpHttpClient.Execute,
+  store: TokenStore.TokenStoreService,
+  step: InteractiveStepService,
+  discovered: Discovery.Discovered,
+  scope: string | undefined,
+  description: Identity.ClientDescription,
+  limits: Exchange.Limits
+): Effect.Effect<TokenStore.StoredTokens, OAuthError> =>
+  Effect.scoped(Effect.gen(function*() {
+    const server = discovered.server
+    if (discovered.hasMetadata && !(server.code_challenge_methods_supported ?? []).includes("S256")) {
+      return yield* new AuthorizationRefused({
+        reason: `${discovered.issuer} does not list S256 in code_challenge_methods_supported: PKCE cannot be used`
+      })
+    }
+    const endpoint = server.authorization_endpoint
+    if (endpoint === undefined) {
+      return yield* new AuthorizationRefused({ reason: `${discovered.issuer} has no authorization endpoint` })
+    }
+    const pending = yield* step.begin
+    const client = yield* Identity.resolve(execute, store, discovered, pending.redirectUri, description, limits)
+    const pkce = Pkce.make()
+    const state = Pkce.randomString(16)
+    const url = new URL(endpoint)
+    const query: Record<string, string | undefined> = {
+      response_type: "code",
+      client_id: client.clientId,
+      redirect_uri: pending.redirectUri,
+      code_challenge: pkce.challenge,
+      code_challenge_method: "S256",
+      state,
+      resource: discovered.resource,
+      scope
+    }
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value)
+    const callback = yield* pending.complete(url.href)
+    if (callback.state !== state) {
+      return yield* new AuthorizationRefused({ reason: "the redirect's state is not the one sent" })
+    }
+    if (
+      callback.iss !== undefined
+        ? !Discovery.sameUrl(callback.iss, server.issuer)
+        : server.authorization_response_iss_parameter_supported === true
+    ) {
+      return yield* new AuthorizationRefused({
+        reason: callback.iss === undefined
+          ? `${server.issuer} promises an iss in its redirects and sent none`
+          : `the redirect's iss is not ${server.issuer}`
+      })
+    }
+    const answer = yield* TokenRequest.request(execute, "token", server, client, {
+      grant_type: "authorization_code",
+      code: callback.code,
+      redirect_uri: pending.redirectUri,
+      code_verifier: pkce.verifier,
+      resource: discovered.resource
+    }, limits)
+    return keep(answer, discovered, client.clientId, scope)
+  }))
+
+/** The client a refresh is made as: the one the tokens were granted to, if it is still known for their issuer. */
+const refreshingClient = (
+  store: TokenStore.TokenStoreService,
+  discovered: Discovery.Discovered,
+  tokens: TokenStore.StoredTokens,
+  description: Identity.ClientDescription
+) =>
+  Effect.map(store.client(discovered.issuer), (kept): TokenRequest.ClientAuth | undefined => {
+    if (kept !== undefined && kept.clientId === tokens.clientId) {
+      return {
+        clientId: kept.clientId,
+        clientSecret: kept.clientSecret,
+        method: kept.tokenEndpointAuthMethod === "client_secret_basic" ||
+            kept.tokenEndpointAuthMethod === "client_secret_post"
+          ? kept.tokenEndpointAuthMethod
+          : "none"
+      }
+    }
+    const pre = description.preRegistered
+    if (pre !== undefined && pre.clientId === tokens.clientId) {
+      return {
+        clientId: pre.clientId,
+        clientSecret: pre.clientSecret,
+        method: pre.tokenEndpointAuthMethod ??
+          TokenRequest.pickMethod(
+            discovered.server.token_endpoint_auth_methods_supported,
+            pre.clientSecret !== undefined
+          )
+      }
+    }
+    return description.metadataUrl === tokens.clientId ? { clientId: tokens.clientId, method: "none" } : undefined
+  })
+
+/** Refreshes the tokens (only at the server that granted them); `undefined` when they cannot be refreshed. */
+export const refresh = (
+  execute: McpHttpClient.Execute,
+  store: TokenStore.TokenStoreService,
+  discovered: Discovery.Discovered,
+  tokens: TokenStore.StoredTokens,
+  description: Identity.ClientDescription,
+  limits: Exchange.Limits
+): Effect.Effect<TokenStore.StoredTokens | undefined, OAuthError> =>
+  Effect.gen(function*() {
+    if (tokens.refreshToken === undefined || tokens.issuer !== discovered.issuer) return undefined
+    const client = yield* refreshingClient(store, discovered, tokens, description)
+    if (client === undefined) return undefined
+    const answer = yield* TokenRequest.request(execute, "refresh", discovered.server, client, {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refreshToken,
+      resource: discovered.resource
+    }, limits)
+    return keep(answer, discovered, client.clientId, tokens.scope, tokens)
+  })
+
+/** The client-credentials grant of a machine client. */
+export const clientCredentials = (
+  execute: McpHttpClient.Execute,
+  discovered: Discovery.Discovered,
+  credentials: ClientCredentials,
+  scope: string | undefined,
+  limits: Exchange.Limits
+): Effect.Effect<TokenStore.StoredTokens, OAuthError> =>
+  Effect.gen(function*() {
+    const supported = discovered.server.token_endpoint_auth_methods_supported
+    const method: TokenRequest.ClientAuth["method"] = credentials.signingKey !== undefined
+      ? "private_key_jwt"
+      : TokenRequest.pickMethod(supported, credentials.clientSecret !== undefined)
+    const answer = yield* TokenRequest.request(
+      execute,
+      "client-credentials",
+      discovered.server,
+      {
+        clientId: credentials.clientId,
+        clientSecret: credentials.clientSecret,
+        signingKey: credentials.signingKey,
+        method
+      },
+      { grant_type: "client_credentials", scope, resource: discovered.resource },
+      limits
+    )
+    return keep(answer, discovered, credentials.clientId, scope)
+  })
