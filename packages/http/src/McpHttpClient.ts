@@ -64,7 +64,7 @@ export interface OutgoingRequest {
   readonly url: string
   /** The headers, by lower-case name. */
   readonly headers: Readonly<Record<string, string>>
-  /** A JSON body (POST). */
+  /** A body (POST): JSON unless `content-type` says otherwise. */
   readonly body?: string
 }
 
@@ -105,7 +105,7 @@ export const platformExecute = (client: HttpClient.HttpClient): Execute => (requ
   const withHeaders = HttpClientRequest.setHeaders(base, request.headers)
   const full = request.body === undefined
     ? withHeaders
-    : HttpClientRequest.bodyText(withHeaders, request.body, "application/json")
+    : HttpClientRequest.bodyText(withHeaders, request.body, request.headers["content-type"] ?? "application/json")
   const failed = (e: HttpClientError.HttpClientError) => new ExchangeFailed({ reason: e.message, cause: e })
   return client.execute(full).pipe(
     Effect.mapError(failed),
