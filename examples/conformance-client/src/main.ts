@@ -4,8 +4,8 @@
  * context, when it has one, in `MCP_CONFORMANCE_CONTEXT`). It connects, does what the scenario asks of a
  * client, and exits 0; a failure is printed on stderr and exits 1. The `auth/*` scenarios connect through
  * `OAuthClient` with the headless interactive step (the suite's authorization server asks the user nothing), and
- * the identity the scenario's context gives: a pre-registered client, client credentials, or none (then the
- * client's metadata document URL, or dynamic registration).
+ * the identity the scenario's context gives: a pre-registered client, client credentials, an enterprise identity
+ * assertion, or none (then the client's metadata document URL, or dynamic registration).
  */
 import { InteractiveStep, OAuthClient, TokenStore } from "@effect-mcp/auth"
 import { ClientHandlers, McpClient } from "@effect-mcp/core"
@@ -71,7 +71,11 @@ const Context = Schema.Struct({
   client_id: Schema.optional(Schema.String),
   client_secret: Schema.optional(Schema.String),
   private_key_pem: Schema.optional(Schema.String),
-  signing_algorithm: Schema.optional(Schema.String)
+  signing_algorithm: Schema.optional(Schema.String),
+  idp_client_id: Schema.optional(Schema.String),
+  idp_id_token: Schema.optional(Schema.String),
+  idp_issuer: Schema.optional(Schema.String),
+  idp_token_endpoint: Schema.optional(Schema.String)
 })
 
 /** The OAuth options of an auth scenario, from its context. */
@@ -79,6 +83,19 @@ const authOptions = (name: string, raw: string | undefined): OAuthClient.Options
   const context = raw === undefined ? {} : Schema.decodeUnknownSync(Schema.parseJson(Context))(raw)
   const base = { clientName: "effect-mcp-conformance-client", clientMetadataUrl }
   if (context.client_id === undefined) return base
+  if (context.idp_token_endpoint !== undefined && context.idp_id_token !== undefined) {
+    return {
+      ...base,
+      identityAssertion: {
+        idpTokenEndpoint: context.idp_token_endpoint,
+        idpIssuer: context.idp_issuer,
+        idToken: context.idp_id_token,
+        idpClientId: context.idp_client_id ?? context.client_id,
+        clientId: context.client_id,
+        clientSecret: context.client_secret
+      }
+    }
+  }
   if (name.startsWith("auth/client-credentials")) {
     return {
       ...base,

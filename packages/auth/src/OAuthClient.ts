@@ -28,6 +28,9 @@ export type PreRegistered = Identity.PreRegistered
 /** A machine client's credentials (client-credentials grant: a secret, or a signing key for private_key_jwt). */
 export type ClientCredentials = Flow.ClientCredentials
 
+/** Enterprise-managed authorization (SEP-990): the user's ID token exchanged at the identity provider for a grant. */
+export type IdentityAssertion = Flow.IdentityAssertion
+
 /** A private key that signs client assertions (private_key_jwt). */
 export type SigningKey = TokenRequest.SigningKey
 
@@ -41,6 +44,8 @@ export interface Options {
   readonly client?: PreRegistered
   /** Makes this a machine client: the client-credentials grant instead of a user's login. */
   readonly clientCredentials?: ClientCredentials
+  /** Makes this an enterprise-managed client: the identity provider's grant instead of a login (SEP-990). */
+  readonly identityAssertion?: IdentityAssertion
   /** The scopes to ask for (default: the challenge's, else the resource metadata's `scopes_supported`, else none). */
   readonly scopes?: ReadonlyArray<string>
   /** Whether to ask for `offline_access` (a refresh token) where the server lists it (default true). */
@@ -121,17 +126,20 @@ export const wrap = (
       const base = options.scopes ?? (challenged !== undefined
         ? [...Flow.scopes(held), ...Flow.scopes(challenged)]
         : discovered.resourceScopes ?? [])
-      const offline = options.clientCredentials === undefined && options.offlineAccess !== false &&
+      const offline = options.clientCredentials === undefined && options.identityAssertion === undefined &&
+          options.offlineAccess !== false &&
           (discovered.server.scopes_supported ?? []).includes("offline_access")
         ? ["offline_access"]
         : []
       return Flow.joinScopes(base, offline)
     }
 
-    /** A new grant for `scope`: the client-credentials grant, or a login. */
+    /** A new grant for `scope`: the client-credentials grant, the enterprise-managed grant, or a login. */
     const grant = (discovered: Discovery.Discovered, scope: string | undefined) =>
       options.clientCredentials !== undefined
         ? Flow.clientCredentials(execute, discovered, options.clientCredentials, scope, limits)
+        : options.identityAssertion !== undefined
+        ? Flow.identityAssertion(execute, discovered, options.identityAssertion, scope, limits)
         : Flow.authorizationCode(execute, store, step, discovered, scope, description, limits)
 
     /** After a 401: the kept tokens if newer, else a refresh, else a new grant. */

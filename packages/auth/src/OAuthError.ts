@@ -13,6 +13,7 @@ export type Stage =
   | "token"
   | "refresh"
   | "client-credentials"
+  | "token-exchange"
   | "store"
 
 /** An authorization server or protected resource could not be reached, or answered something unusable. */

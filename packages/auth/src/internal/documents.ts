@@ -67,6 +67,12 @@ export const TokenAnswer = Schema.Struct({
 /** A successful token answer (RFC 6749 §5.1). */
 export type TokenAnswer = typeof TokenAnswer.Type
 
+/** A token exchange answer (RFC 8693 §2.2.1): the issued token and its type, whatever `token_type` says. */
+export const ExchangeAnswer = Schema.Struct({
+  access_token: Schema.String.pipe(Schema.minLength(1)),
+  issued_token_type: Schema.String
+})
+
 /** An error answer (RFC 6749 §5.2). */
 export const ErrorAnswer = Schema.Struct({
   error: Schema.String,

@@ -10,7 +10,7 @@ import type { InteractiveStepService } from "../InteractiveStep.js"
 import { AuthorizationRefused, type OAuthError } from "../OAuthError.js"
 import type * as TokenStore from "../TokenStore.js"
 import * as Discovery from "./discovery.js"
-import type * as Documents from "./documents.js"
+import * as Documents from "./documents.js"
 import type * as Exchange from "./exchange.js"
 import * as Identity from "./identity.js"
 import * as Pkce from "./pkce.js"
@@ -23,6 +23,28 @@ export interface ClientCredentials {
   readonly clientSecret?: string | undefined
   /** Its signing key (private_key_jwt). */
   readonly signingKey?: TokenRequest.SigningKey | undefined
+}
+
+/**
+ * Enterprise-managed authorization (SEP-990, "cross-app access"): the user's identity assertion from the enterprise
+ * identity provider is exchanged there (RFC 8693) for an identity assertion grant (ID-JAG) for the authorization
+ * server, which the client then presents as a JWT bearer grant (RFC 7523).
+ */
+export interface IdentityAssertion {
+  /** The identity provider's token endpoint. */
+  readonly idpTokenEndpoint: string
+  /** The identity provider's issuer (default: the token endpoint's origin). */
+  readonly idpIssuer?: string | undefined
+  /** The user's ID token at the identity provider. */
+  readonly idToken: string
+  /** This client at the identity provider. */
+  readonly idpClientId: string
+  /** Its secret there, if it has one (client_secret_basic). */
+  readonly idpClientSecret?: string | undefined
+  /** This client at the MCP authorization server. */
+  readonly clientId: string
+  /** Its secret there, if it has one. */
+  readonly clientSecret?: string | undefined
 }
 
 /** Splits a space-separated scope. */
@@ -199,4 +221,51 @@ export const clientCredentials = (
       limits
     )
     return keep(answer, discovered, credentials.clientId, scope)
+  })
+
+const idJagType = "urn:ietf:params:oauth:token-type:id-jag"
+
+/** The enterprise-managed grant: an ID-JAG from the identity provider, then a JWT bearer grant with it. */
+export const identityAssertion = (
+  execute: McpHttpClient.Execute,
+  discovered: Discovery.Discovered,
+  assertion: IdentityAssertion,
+  scope: string | undefined,
+  limits: Exchange.Limits
+): Effect.Effect<TokenStore.StoredTokens, OAuthError> =>
+  Effect.gen(function*() {
+    const idp = {
+      issuer: assertion.idpIssuer ?? new URL(assertion.idpTokenEndpoint).origin,
+      token_endpoint: assertion.idpTokenEndpoint
+    }
+    const exchanged = yield* TokenRequest.requestAs(Documents.ExchangeAnswer, execute, "token-exchange", idp, {
+      clientId: assertion.idpClientId,
+      clientSecret: assertion.idpClientSecret,
+      method: assertion.idpClientSecret === undefined ? "none" : "client_secret_basic"
+    }, {
+      grant_type: "urn:ietf:params:oauth:grant-type:token-exchange",
+      requested_token_type: idJagType,
+      subject_token: assertion.idToken,
+      subject_token_type: "urn:ietf:params:oauth:token-type:id_token",
+      audience: discovered.issuer,
+      resource: discovered.resource,
+      scope
+    }, limits)
+    if (exchanged.issued_token_type !== idJagType) {
+      return yield* new AuthorizationRefused({
+        reason: `${idp.issuer} issued a ${exchanged.issued_token_type.slice(0, 100)}, not an ID-JAG`
+      })
+    }
+    const supported = discovered.server.token_endpoint_auth_methods_supported
+    const answer = yield* TokenRequest.request(execute, "token", discovered.server, {
+      clientId: assertion.clientId,
+      clientSecret: assertion.clientSecret,
+      method: TokenRequest.pickMethod(supported, assertion.clientSecret !== undefined)
+    }, {
+      grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+      assertion: exchanged.access_token,
+      resource: discovered.resource,
+      scope
+    }, limits)
+    return keep(answer, discovered, assertion.clientId, scope)
   })

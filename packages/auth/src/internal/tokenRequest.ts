@@ -5,6 +5,7 @@
  */
 import type { McpHttpClient } from "@effect-mcp/http"
 import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import * as jose from "jose"
 import { AuthServerError, OAuthErrorResponse, type Stage } from "../OAuthError.js"
 import * as Documents from "./documents.js"
@@ -89,15 +90,16 @@ const authenticate = (
   }
 }
 
-/** Sends a grant to the token endpoint and decodes the tokens, or fails with the server's OAuth error. */
-export const request = (
+/** Sends a grant to the token endpoint and decodes the answer with `schema`, or fails with the server's OAuth error. */
+export const requestAs = <A, I>(
+  schema: Schema.Schema<A, I>,
   execute: McpHttpClient.Execute,
   stage: Stage,
-  server: Documents.ServerMetadata,
+  server: { readonly issuer: string; readonly token_endpoint: string },
   auth: ClientAuth,
   grant: Readonly<Record<string, string | undefined>>,
   limits: Exchange.Limits
-): Effect.Effect<Documents.TokenAnswer, AuthServerError | OAuthErrorResponse> =>
+): Effect.Effect<A, AuthServerError | OAuthErrorResponse> =>
   Effect.gen(function*() {
     const url = server.token_endpoint
     const client = yield* authenticate(auth, server.issuer, stage)
@@ -113,8 +115,19 @@ export const request = (
         })
         : new AuthServerError({ stage, reason: `${url} answered HTTP ${answer.status}` })
     }
-    return yield* Documents.decode(Documents.TokenAnswer, stage, url)(json)
+    return yield* Documents.decode(schema, stage, url)(json)
   })
+
+/** Sends a grant to the token endpoint and decodes the tokens, or fails with the server's OAuth error. */
+export const request = (
+  execute: McpHttpClient.Execute,
+  stage: Stage,
+  server: { readonly issuer: string; readonly token_endpoint: string },
+  auth: ClientAuth,
+  grant: Readonly<Record<string, string | undefined>>,
+  limits: Exchange.Limits
+): Effect.Effect<Documents.TokenAnswer, AuthServerError | OAuthErrorResponse> =>
+  requestAs(Documents.TokenAnswer, execute, stage, server, auth, grant, limits)
 
 /** Picks the token endpoint authentication a client with (or without) a secret uses at a server. */
 export const pickMethod = (
