@@ -128,25 +128,47 @@ export const layerLoopback = (options?: LoopbackOptions): Layer.Layer<Interactiv
 export interface HeadlessOptions {
   /** The redirect URI it registers and sends (default `http://127.0.0.1/callback`; nothing listens there). */
   readonly redirectUri?: string
-  /** How many redirects of the authorization server it follows before the one to the client (default 5). */
+  /** How many redirects of the authorization server it follows before the one to the client (default 8). */
   readonly maxRedirects?: number
 }
 
+/** The `name=value` pairs of a response's `Set-Cookie` headers. */
+const setCookies = (header: string | ReadonlyArray<string> | undefined): ReadonlyArray<readonly [string, string]> =>
+  (header === undefined ? [] : typeof header === "string" ? [header] : header).flatMap((line) => {
+    const pair = line.split(";")[0] ?? ""
+    const at = pair.indexOf("=")
+    return at <= 0 ? [] : [[pair.slice(0, at).trim(), pair.slice(at + 1).trim()] as const]
+  })
+
 /**
- * Follows the authorization server's redirects (over `execute`) until one goes to the redirect URI, and reads it:
- * for tests and automation against an authorization server that signs the user in without asking.
+ * Follows the authorization server's redirects (over `execute`, keeping the cookies it sets on its own origin, as a
+ * browser would) until one goes to the redirect URI, and reads it: for tests and automation against an
+ * authorization server that signs the user in without asking anything.
  */
 export const makeHeadless = (execute: McpHttpClient.Execute, options: HeadlessOptions = {}): InteractiveStepService => {
   const redirectUri = options.redirectUri ?? "http://127.0.0.1/callback"
   const follow = (
-    url: string,
+    url: URL,
+    origin: string,
+    jar: Map<string, string>,
     left: number
   ): Effect.Effect<Callback, InteractionFailed | OAuthErrorResponse> =>
-    execute({ method: "GET", url, headers: { accept: "text/html" } }).pipe(
+    Effect.suspend(() => {
+      const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join("; ")
+      return execute({
+        method: "GET",
+        url: url.href,
+        headers: { accept: "text/html", ...(url.origin === origin && cookie !== "" ? { cookie } : {}) }
+      })
+    }).pipe(
       Effect.mapError((e) =>
         new InteractionFailed({ reason: `the authorization server could not be reached (${e.reason})` })
       ),
       Effect.flatMap((response) => {
+        if (url.origin === origin) {
+          const headers = response.headers as Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+          for (const [name, value] of setCookies(headers["set-cookie"])) jar.set(name, value)
+        }
         const location = response.headers["location"]
         if (response.status < 300 || response.status >= 400 || location === undefined) {
           return Effect.fail(
@@ -160,11 +182,17 @@ export const makeHeadless = (execute: McpHttpClient.Execute, options: HeadlessOp
         if (next.href.startsWith(redirectUri)) return fromRedirect(next)
         return left === 0
           ? Effect.fail(new InteractionFailed({ reason: "too many redirects" }))
-          : follow(next.href, left - 1)
+          : follow(next, origin, jar, left - 1)
       })
     )
   return {
-    begin: Effect.succeed({ redirectUri, complete: (url) => follow(url, options.maxRedirects ?? 5) })
+    begin: Effect.succeed({
+      redirectUri,
+      complete: (authorizationUrl) => {
+        const url = new URL(authorizationUrl)
+        return follow(url, url.origin, new Map(), options.maxRedirects ?? 8)
+      }
+    })
   }
 }
 
