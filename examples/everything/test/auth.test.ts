@@ -16,7 +16,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { spawn, spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import * as AuthServer from "../../../packages/auth/test/support/authServer.js"
+import * as AuthServer from "@effect-mcp-examples/oauth-server"
 
 const main = fileURLToPath(new URL("../dist/main.js", import.meta.url))
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", NODE_ENV: "test" }

@@ -1,10 +1,11 @@
 /**
  * Our OAuth client logging in to our protected server, against a real authorization server (oidc-provider, see
- * support/authServer.ts) over real loopback HTTP: dynamic registration, the authorization code flow with PKCE S256,
+ * examples/oauth-server) over real loopback HTTP: dynamic registration, the authorization code flow with PKCE S256,
  * `resource` and the RFC 9207 `iss` check, through the headless interactive step; the tokens reused by a second
  * client from the same file store (mode 0600) without a new login; a refresh once the access token has expired; a
  * step-up to `mcp:write` when a tool asks for it (403 `insufficient_scope`), invisible to the caller.
  */
+import * as AuthServer from "@effect-mcp-examples/oauth-server"
 import { InteractiveStep, OAuthClient, TokenStore } from "@effect-mcp/auth"
 import { McpClient, McpServer, RequestContext } from "@effect-mcp/core"
 import { BearerAuth, McpNodeHttpServer } from "@effect-mcp/http"
@@ -17,7 +18,6 @@ import * as Schema from "effect/Schema"
 import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as AuthServer from "./support/authServer.js"
 
 /** echo needs `mcp:write`; whoami shows the identity the server saw. */
 const registrations = Layer.mergeAll(

@@ -1,6 +1,6 @@
 /**
  * Bearer verification and required scopes over real HTTP, against a real authorization server (oidc-provider, see
- * packages/auth/test/support/authServer.ts) started by each test: JWT access tokens checked against its discovered JWKS, opaque tokens by its
+ * examples/oauth-server) started by each test: JWT access tokens checked against its discovered JWKS, opaque tokens by its
  * RFC 7662 introspection endpoint; a tool, a prompt and a resource that require `mcp:write`, refused with 403
  * `insufficient_scope` to a token without it; 401 for a token that is expired, for another resource, from another
  * issuer or tampered with; 503 when the issuer cannot be reached or answers garbage.
@@ -14,7 +14,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { createServer } from "node:http"
-import * as AuthServer from "../../auth/test/support/authServer.js"
+import * as AuthServer from "@effect-mcp-examples/oauth-server"
 import { connect, initialize, listenOnLoopback, post } from "./helpers.js"
 
 const write = ["mcp:write"]

@@ -1,4 +1,4 @@
-/** The part of oidc-provider (which ships no types) that support/authServer.ts uses. */
+/** The part of oidc-provider (which ships no types) that AuthServer.ts uses. */
 declare module "oidc-provider" {
   import type { IncomingMessage, ServerResponse } from "node:http"
 
