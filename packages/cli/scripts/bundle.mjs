@@ -2,7 +2,8 @@
 // minified ES modules: packages/cli/dist/effect-mcp.mjs, its `bin`, and the chunks it loads (dist/chunks/). Node then
 // reads a few files instead of resolving and compiling some 900 modules: `effect-mcp --version` went from 1.7 s to
 // 0.4-0.5 s (docs/benchmarks.md, "Start-up"). The entry answers `--version` itself and loads the command's chunk for
-// everything else, so that `--version` compiles none of it.
+// everything else, so that `--version` compiles none of it; what
+// only some commands need (the OAuth client, loaded when a server asks for a login) is a chunk of its own.
 // `node packages/cli/scripts/bundle.mjs` (the root `build` script runs it after `tsc -b`; the cli's tests run it first).
 import { build } from "esbuild"
 import { chmodSync, rmSync } from "node:fs"

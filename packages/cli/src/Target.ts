@@ -1,13 +1,15 @@
 /**
- * Target: the server a command talks to: a URL (Streamable HTTP, falling back to HTTP+SSE), or the
- * command line after `--` (a stdio server, started as a child and stopped with the command).
+ * Target: the server a command talks to: a URL (Streamable HTTP, falling back to HTTP+SSE; OAuth when the server asks
+ * for it, see `internal/loginSettings.ts`), or the command line after `--` (a stdio server, started as a child and
+ * stopped with the command).
  */
 import { McpClient, Transport } from "@effect-mcp/core"
-import { McpNodeHttpClient } from "@effect-mcp/http"
+import { McpHttpClient, McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Unreachable, UsageError } from "./CliError.js"
+import * as LoginSettings from "./internal/loginSettings.js"
 
 /** Where the server is. */
 export type Target =
@@ -49,7 +51,14 @@ export const describe = (target: Target): string =>
 /** A connected client of the target (stdio children are stopped, HTTP sessions ended, with the scope). */
 export const client = (target: Target): Layer.Layer<McpClient.McpClient, Unreachable> => {
   const transport = target._tag === "Url"
-    ? McpNodeHttpClient.layer({ url: target.url })
+    ? Layer.scoped(
+      Transport.Transport,
+      Effect.gen(function*() {
+        const pools = yield* McpNodeHttpClient.agents
+        const execute = yield* LoginSettings.withLogin(McpNodeHttpClient.execute(pools), LoginSettings.fromEnv())
+        return yield* McpHttpClient.makeWith({ url: target.url }, execute)
+      })
+    )
     : StdioClientTransport.layer({ command: target.command, args: target.args, stderr: "ignore" })
   return McpClient.layer({ name: "effect-mcp-cli", version: "0.1.0" }).pipe(
     Layer.provide(transport),
