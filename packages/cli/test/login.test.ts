@@ -4,13 +4,14 @@
  * file of the test's own (`EFFECT_MCP_AUTH_FILE`) and the headless interactive step (`EFFECT_MCP_AUTH_HEADLESS=1`).
  * `inspect` logs in once on its own (asking for the `mcp:write` scope the server's metadata lists) and the next
  * commands reuse the login; `logout` forgets it and `login` makes a fresh one, which `call echo` (it needs
- * `mcp:write`) then uses. Step-up is tested in packages/auth/test/login.test.ts.
+ * `mcp:write`) then uses. Step-up is tested in packages/auth/test/login.test.ts. A host entry's `auth` settings
+ * (client credentials) connect the host to the same server.
  */
 import * as AuthServer from "@effect-mcp-examples/oauth-server"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -35,6 +36,23 @@ const protectedEverything = (issuer: string) =>
     }),
     ({ stop }) => Effect.sync(stop)
   ).pipe(Effect.map(({ url }) => url))
+
+/** Runs the bin until `ready` matches its stdout, then interrupts it; its output. */
+const untilReady = (file: string, ready: RegExp, ...args: Array<string>) =>
+  Effect.async<{ readonly stdout: string; readonly stderr: string }>((resume) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, NO_COLOR: "1", EFFECT_MCP_AUTH_FILE: file }
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString()
+      if (ready.test(stdout)) child.kill("SIGINT")
+    })
+    child.stderr.on("data", (c: Buffer) => void (stderr += c.toString()))
+    child.on("exit", () => resume(Effect.succeed({ stdout, stderr })))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
 
 /** Runs the bin (without blocking this process, whose authorization server must answer it). */
 const cli = (file: string, ...args: Array<string>) =>
@@ -90,5 +108,37 @@ describe("effect-mcp with OAuth", () => {
       expect(called.status, called.stderr).toBe(0)
       expect(called.stdout).toContain("hi there")
       expect(tokensOf(file).tokens[url]!.accessToken).toBe(fresh.accessToken)
+    }))
+
+  it.scopedLive("a host entry with client credentials connects to the protected server", () =>
+    Effect.gen(function*() {
+      const auth = yield* AuthServer.start
+      const url = yield* protectedEverything(auth.issuer)
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "effect-mcp-cli-host-auth-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      )
+      const file = join(dir, "auth.json")
+      const config = join(dir, "host.json")
+      writeFileSync(
+        config,
+        JSON.stringify({
+          mcpServers: {
+            secured: {
+              url,
+              auth: {
+                clientId: AuthServer.clients.machine.id,
+                clientSecret: AuthServer.clients.machine.secret,
+                grant: "client_credentials"
+              }
+            }
+          }
+        })
+      )
+      const run = yield* untilReady(file, /"ServerUp"/, "host", config, "--json")
+      const up = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { _tag: string; server?: string })
+        .filter((e) => e._tag === "ServerUp")
+      expect(up.map((e) => e.server), run.stderr).toEqual(["secured"])
+      expect(tokensOf(file).tokens[url]).toMatchObject({ clientId: AuthServer.clients.machine.id })
     }))
 })

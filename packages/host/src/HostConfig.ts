@@ -1,6 +1,6 @@
 /**
  * HostConfig: which servers a host runs, in the format desktop MCP clients keep
- * (`{"mcpServers": {name: {command, args, env, cwd} | {url, headers}}}`), decoded with a Schema whose
+ * (`{"mcpServers": {name: {command, args, env, cwd} | {url, headers, auth}}}`), decoded with a Schema whose
  * errors name the bad field.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -27,10 +27,31 @@ const httpUrl = Schema.String.pipe(
   })
 )
 
+/**
+ * How the host logs in to a server that asks for OAuth (carried out by whoever runs the host: see
+ * `McpHost.Options.httpExchange`; the `effect-mcp host` command does it with @effect-mcp/auth).
+ */
+export const HttpAuth = Schema.Struct({
+  /** A pre-registered client id (default: a Client ID Metadata Document URL or dynamic registration). */
+  clientId: Schema.optional(Schema.NonEmptyString),
+  /** Its secret, if it has one. */
+  clientSecret: Schema.optional(Schema.String),
+  /** The URL of the client's metadata document, its client id where the server supports them. */
+  clientMetadataUrl: Schema.optional(httpUrl),
+  /** The scopes to ask for (default: what the server's challenge or metadata names). */
+  scopes: Schema.optional(Schema.Array(Schema.NonEmptyString)),
+  /** `client_credentials`: a machine login with the client id and secret, no user (default: the user logs in). */
+  grant: Schema.optional(Schema.Literal("authorization_code", "client_credentials"))
+})
+
+/** How the host logs in to a server that asks for OAuth. */
+export type HttpAuth = typeof HttpAuth.Type
+
 /** A server reached over Streamable HTTP (or the legacy HTTP+SSE transport it falls back to). */
 export const HttpServer = Schema.Struct({
   url: httpUrl,
-  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  auth: Schema.optional(HttpAuth)
 })
 
 /** A server reached over Streamable HTTP (or the legacy HTTP+SSE transport it falls back to). */

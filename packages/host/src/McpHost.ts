@@ -5,6 +5,7 @@
  * by name; what happens is a Stream of HostEvents.
  */
 import type { McpClient, Transport } from "@effect-mcp/core"
+import type { McpHttpClient } from "@effect-mcp/http"
 import type { Mcp } from "@effect-mcp/schema"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
@@ -53,6 +54,14 @@ export interface Options {
   readonly requestTimeout?: Duration.DurationInput
   /** What becomes of stdio servers' stderr (default: forwarded to the logger). */
   readonly stderr?: "log" | "inherit" | "ignore"
+  /**
+   * Wraps the exchange function of each HTTP server's transport, given its name and configuration (its `auth`
+   * settings among them): where OAuth goes (`OAuthClient.wrap` of @effect-mcp/auth). Default: none.
+   */
+  readonly httpExchange?: (
+    server: { readonly name: string; readonly config: HostConfig.HttpServer },
+    execute: McpHttpClient.Execute
+  ) => Effect.Effect<McpHttpClient.Execute>
 }
 
 /** A tool of the catalogue. */

@@ -4,21 +4,35 @@
  * and automation, the headless one; and what `login` and `logout` do to the store.
  */
 import { InteractiveStep, OAuthClient, TokenStore } from "@effect-mcp/auth"
+import type { HostConfig } from "@effect-mcp/host"
 import type { McpHttpClient } from "@effect-mcp/http"
 import * as Effect from "effect/Effect"
 import type { LoginSettings } from "./loginSettings.js"
 
-/** The exchange function with OAuth, keeping its logins in the settings' file. */
+/** The OAuth options of a host entry's auth settings. */
+const optionsOf = (auth: HostConfig.HttpAuth | undefined): OAuthClient.Options => {
+  const base: OAuthClient.Options = {
+    clientName: "effect-mcp",
+    ...(auth?.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: auth.clientMetadataUrl }),
+    ...(auth?.scopes === undefined ? {} : { scopes: auth.scopes })
+  }
+  if (auth?.clientId === undefined) return base
+  const client = { clientId: auth.clientId, clientSecret: auth.clientSecret }
+  return auth.grant === "client_credentials" ? { ...base, clientCredentials: client } : { ...base, client }
+}
+
+/** The exchange function with OAuth, keeping its logins in the settings' file (`auth`: a host entry's settings). */
 export const wrap = (
   execute: McpHttpClient.Execute,
-  settings: LoginSettings
+  settings: LoginSettings,
+  auth?: HostConfig.HttpAuth
 ): Effect.Effect<McpHttpClient.Execute> =>
   Effect.gen(function*() {
     const store = yield* TokenStore.makeFile(settings.file)
     const step = settings.headless
       ? InteractiveStep.makeHeadless(execute)
       : InteractiveStep.makeLoopback()
-    return yield* OAuthClient.wrap(execute, { clientName: "effect-mcp" }).pipe(
+    return yield* OAuthClient.wrap(execute, optionsOf(auth)).pipe(
       Effect.provideService(TokenStore.TokenStore, store),
       Effect.provideService(InteractiveStep.InteractiveStep, step)
     )

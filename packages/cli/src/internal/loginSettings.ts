@@ -4,6 +4,7 @@
  * for tests and automation only, which follows the authorization server's redirects instead of asking a person.
  * The OAuth code itself (`./login.ts`) is loaded only when a server asks for a login or a login is kept.
  */
+import type { HostConfig } from "@effect-mcp/host"
 import type { McpHttpClient } from "@effect-mcp/http"
 import * as Effect from "effect/Effect"
 import { existsSync } from "node:fs"
@@ -28,15 +29,16 @@ export const fromEnv = (env: NodeJS.ProcessEnv = process.env): LoginSettings => 
 /**
  * An exchange function that logs in when needed: through the OAuth middleware at once when logins are kept, else
  * plainly until the server first answers 401 or 403, from when on through the middleware (loaded then), which
- * answers that request too.
+ * answers that request too. `auth` is a host entry's settings (client id and secret, scopes, grant).
  */
 export const withLogin = (
   execute: McpHttpClient.Execute,
-  settings: LoginSettings
+  settings: LoginSettings,
+  auth?: HostConfig.HttpAuth
 ): Effect.Effect<McpHttpClient.Execute> =>
   Effect.gen(function*() {
     const authed = yield* Effect.cached(
-      Effect.flatMap(Effect.promise(() => import("./login.js")), (login) => login.wrap(execute, settings))
+      Effect.flatMap(Effect.promise(() => import("./login.js")), (login) => login.wrap(execute, settings, auth))
     )
     let active = existsSync(settings.file)
     return (request) =>

@@ -4,7 +4,7 @@
  * server offers, and serve until the connection closes, fails its health check or a restart is asked for.
  */
 import { ClientHandlers, McpClient, Transport } from "@effect-mcp/core"
-import { McpNodeHttpClient } from "@effect-mcp/http"
+import { McpHttpClient, McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -114,10 +114,13 @@ const transportOf = (connector: Connector, spec: McpHost.ServerSpec, name: strin
         exited: Effect.map(child.exited, StdioClientTransport.describeExit)
       }
     }
-    const transport = yield* McpNodeHttpClient.make({
+    const plain = McpNodeHttpClient.execute(connector.agents)
+    const exchange = connector.options.httpExchange
+    const execute = exchange === undefined ? plain : yield* exchange({ name, config: spec }, plain)
+    const transport = yield* McpHttpClient.makeWith({
       url: spec.url,
       ...(spec.headers === undefined ? {} : { headers: spec.headers })
-    }, connector.agents)
+    }, execute)
     return { transport, pid: undefined, exited: Effect.never }
   })
 

@@ -9,6 +9,7 @@ import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { UsageError } from "../../CliError.js"
+import * as LoginSettings from "../loginSettings.js"
 import { json } from "../output.js"
 import * as Render from "../render.js"
 
@@ -17,7 +18,9 @@ export const host = Command.make(
   "host",
   {
     config: Args.text({ name: "config.json" }).pipe(
-      Args.withDescription("a configuration file: {\"mcpServers\": {name: {command, args, env, cwd} | {url, headers}}}")
+      Args.withDescription(
+        "a configuration file: {\"mcpServers\": {name: {command, args, env, cwd} | {url, headers, auth}}}"
+      )
     ),
     json
   },
@@ -27,7 +30,11 @@ export const host = Command.make(
         Effect.mapError((e) => new UsageError({ message: e.message }))
       )
       const scope = yield* Scope.make()
-      const host = yield* McpHost.make(McpHost.fromConfig(parsed, { stderr: "ignore" })).pipe(Scope.extend(scope))
+      const host = yield* McpHost.make(McpHost.fromConfig(parsed, {
+        stderr: "ignore",
+        // A server that asks for OAuth gets a login, with its entry's `auth` settings.
+        httpExchange: ({ config }, execute) => LoginSettings.withLogin(execute, LoginSettings.fromEnv(), config.auth)
+      })).pipe(Scope.extend(scope))
       const catalogue = yield* host.catalogue
       if (!json) {
         yield* Console.log(
