@@ -5,6 +5,7 @@
  * `mcp:write` for `echo`. Checked with our client and with the official SDK clients 1.32 and 2.4, each sending a
  * bearer token in its request headers.
  */
+import * as AuthServer from "@effect-mcp-examples/oauth-server"
 import { McpClient, Transport } from "@effect-mcp/core"
 import { McpNodeHttpClient } from "@effect-mcp/http"
 import { describe, expect, it } from "@effect/vitest"
@@ -16,7 +17,6 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { spawn, spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import * as AuthServer from "@effect-mcp-examples/oauth-server"
 
 const main = fileURLToPath(new URL("../dist/main.js", import.meta.url))
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", NODE_ENV: "test" }

@@ -5,6 +5,7 @@
  * `insufficient_scope` to a token without it; 401 for a token that is expired, for another resource, from another
  * issuer or tampered with; 503 when the issuer cannot be reached or answers garbage.
  */
+import * as AuthServer from "@effect-mcp-examples/oauth-server"
 import { McpServer, RequestContext, Transport } from "@effect-mcp/core"
 import { BearerAuth, type McpHttpServer, McpNodeHttpServer } from "@effect-mcp/http"
 import { describe, expect, it } from "@effect/vitest"
@@ -14,7 +15,6 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { createServer } from "node:http"
-import * as AuthServer from "@effect-mcp-examples/oauth-server"
 import { connect, initialize, listenOnLoopback, post } from "./helpers.js"
 
 const write = ["mcp:write"]
