@@ -174,7 +174,7 @@ export const wrap = (
 
     const reported = (error: OAuthError) =>
       Effect.zipRight(
-        Effect.logWarning(`OAuth: ${error.message}`),
+        Effect.logWarning(`effect-mcp: ${error.message}`),
         onFailure === undefined ? Effect.void : onFailure(error)
       )
 
