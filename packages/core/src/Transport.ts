@@ -167,6 +167,20 @@ export interface TransportService {
   readonly listen?: Listen
   /** Sends one message or a batch to the peer. */
   readonly send: (message: Outgoing, options?: SendOptions) => Effect.Effect<void, TransportError>
+  /** Optionally, what telemetry records of the connection (read when a span starts: a session id may come later). */
+  readonly describe?: () => Description
+}
+
+/** What a transport tells telemetry about its connection (OpenTelemetry attribute values). */
+export interface Description {
+  /** `network.transport`: `"pipe"` for stdio, `"tcp"` for HTTP. */
+  readonly networkTransport?: string
+  /** `mcp.session.id`: the session the connection belongs to, once it has one. */
+  readonly sessionId?: string
+  /** `server.address`, on the client side. */
+  readonly serverAddress?: string
+  /** `server.port`, on the client side. */
+  readonly serverPort?: number
 }
 
 /** `receive` for a transport whose frames arrive as a Stream: each chunk is handed over as it comes. */

@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
+import * as McpTelemetry from "../McpTelemetry.js"
 import * as Transport from "../Transport.js"
 import { Connection } from "./engine/connection.js"
 import type { Engine, EngineOptions, Handlers } from "./engine/types.js"
@@ -42,7 +43,9 @@ export const make = <E>(
     // Frames are handled in the transport's call: requests and side work start as fibers at once.
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const semaphore = options.concurrency === undefined ? undefined : yield* Effect.makeSemaphore(options.concurrency)
-    const engine = new Connection(handlers, transport, scope, runFork, yield* Effect.clock, semaphore, options)
+    // Whether the connection traces is decided once: a connection that does not pays nothing per message.
+    const traced = yield* McpTelemetry.isOn
+    const engine = new Connection(handlers, transport, scope, runFork, yield* Effect.clock, semaphore, traced, options)
 
     if (transport.listen !== undefined) {
       // Frames pushed in: no receiving fiber. Listening starts after the engine is made, as a receiving fiber would

@@ -3,6 +3,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Tracer from "effect/Tracer"
 import { RequestContext, type RequestContextService } from "../RequestContext.js"
 import * as FastPath from "./engine/fastPath.js"
 import { RequestContextImpl } from "./requestContextImpl.js"
@@ -21,9 +22,12 @@ export const runHandler = <A, E, R>(
 ): Effect.Effect<A, E> =>
   Effect.withFiberRuntime((fiber) => {
     if (request instanceof RequestContextImpl) request.runsOn(fiber)
+    const context = Context.add(captured as Context.Context<never>, RequestContext, request)
+    // The request's span (when its connection traces) stays the parent of what the handler traces.
+    const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
     return FastPath.withContext(
       fiber,
-      Context.add(captured as Context.Context<never>, RequestContext, request),
+      span._tag === "Some" ? Context.add(context, Tracer.ParentSpan, span.value) : context,
       effect as Effect.Effect<A, E>
     )
   })

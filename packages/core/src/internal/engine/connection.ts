@@ -19,6 +19,7 @@ import * as FastPath from "./fastPath.js"
 import * as Outgoing from "./outgoing.js"
 import { complete, type Pending } from "./pending.js"
 import * as Receive from "./receive.js"
+import * as Telemetry from "./telemetry.js"
 import type { ConnectionState } from "./state.js"
 import * as Timeouts from "./timeouts.js"
 import {
@@ -55,6 +56,7 @@ export class Connection<E> implements Engine, ConnectionState<E> {
     readonly runFork: <A, E2>(effect: Effect.Effect<A, E2>) => Fiber.RuntimeFiber<A, E2>,
     readonly clock: Clock.Clock,
     readonly semaphore: Effect.Semaphore | undefined,
+    readonly traced: boolean,
     options: EngineOptions
   ) {
     this.defaultTimeout = Duration.toMillis(options.defaultTimeout ?? Duration.seconds(60))
@@ -98,7 +100,14 @@ export class Connection<E> implements Engine, ConnectionState<E> {
     params: Record<string, unknown> | undefined,
     sendOptions?: Transport.SendOptions
   ): Effect.Effect<void, Transport.TransportError> {
-    return this.transport.send(JsonRpc.notification(method, params), sendOptions)
+    return this.traced
+      ? Telemetry.outgoingNotification(
+        this,
+        method,
+        params,
+        (traced) => this.transport.send(JsonRpc.notification(method, traced), sendOptions)
+      )
+      : this.transport.send(JsonRpc.notification(method, params), sendOptions)
   }
 
   request(

@@ -13,6 +13,7 @@ import * as FastPath from "./fastPath.js"
 import * as Outgoing from "./outgoing.js"
 import { internalError, sendAnswer, sendQuietly } from "./send.js"
 import type { ConnectionState } from "./state.js"
+import * as Telemetry from "./telemetry.js"
 
 /** Acts on one decoded message, in the transport's call. */
 export const handleMessage = <E>(state: ConnectionState<E>, message: JsonRpc.Message, frame: Transport.Frame): void => {
@@ -25,12 +26,7 @@ export const handleMessage = <E>(state: ConnectionState<E>, message: JsonRpc.Mes
       return Outgoing.onProgress(state, message.params)
     default:
       // Started at once: a handler that needs no wait is done before the next frame is handed over.
-      FastPath.runInBackground(
-        state,
-        state.handlers.onNotification(message, frame).pipe(
-          Effect.catchAllCause((cause) => Effect.logError(`effect-mcp: notification ${message.method} failed`, cause))
-        )
-      )
+      FastPath.runInBackground(state, notified(state, message, frame))
   }
 }
 
@@ -79,8 +75,29 @@ const startRequest = <E>(state: ConnectionState<E>, request: JsonRpc.Request, fr
   FastPath.startInFlight(
     state,
     request.id,
-    bounded(state, answer(state, request, frame, (response) => sendAnswer(state, request.id, response)))
+    bounded(
+      state,
+      state.traced
+        ? Telemetry.incomingRequest(state, request, frame, (observe) =>
+          answer(state, request, frame, (response) => {
+            observe(response)
+            return sendAnswer(state, request.id, response)
+          }))
+        : answer(state, request, frame, (response) => sendAnswer(state, request.id, response))
+    )
   )
+}
+
+/** Hands a notification to the session (in a span, when the connection traces); a failure is logged. */
+const notified = <E>(
+  state: ConnectionState<E>,
+  notification: JsonRpc.Notification,
+  frame: Transport.Frame
+): Effect.Effect<void> => {
+  const handled = state.handlers.onNotification(notification, frame).pipe(
+    Effect.catchAllCause((cause) => Effect.logError(`effect-mcp: notification ${notification.method} failed`, cause))
+  )
+  return state.traced ? Telemetry.incomingNotification(state, notification, frame, handled) : handled
 }
 
 /** Interrupts the running request a `notifications/cancelled` names. */

@@ -11,6 +11,7 @@ import * as FastPath from "./fastPath.js"
 import { complete, expiryOf, type Pending } from "./pending.js"
 import { sendCancel } from "./send.js"
 import type { ConnectionState } from "./state.js"
+import * as Telemetry from "./telemetry.js"
 import * as Timeouts from "./timeouts.js"
 import type { RequestFailure, RequestOptions } from "./types.js"
 
@@ -22,6 +23,24 @@ import type { RequestFailure, RequestOptions } from "./types.js"
  * (added before the send and removed when the request settles), once that fiber has ended.
  */
 export const request = <E>(
+  state: ConnectionState<E>,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  requestOptions: RequestOptions
+): Effect.Effect<Record<string, unknown>, RequestFailure> =>
+  state.traced
+    ? Telemetry.outgoingRequest(state, method, params, (traced, onId) =>
+      send(state, method, traced, {
+        ...requestOptions,
+        onId: (id) => {
+          onId(id)
+          requestOptions.onId?.(id)
+        }
+      }))
+    : send(state, method, params, requestOptions)
+
+/** Sends a request and waits for its result (see `request`). */
+const send = <E>(
   state: ConnectionState<E>,
   method: string,
   params: Record<string, unknown> | undefined,
@@ -59,7 +78,7 @@ export const request = <E>(
     FastPath.watchCaller(caller, entry)
     // A request that expired before the caller got to send it (a fiber that yielded under load for longer than a
     // short timeout) is never sent: its cancellation went out already, and the peer would run it for nothing.
-    const send = Effect.suspend(() =>
+    const sending = Effect.suspend(() =>
       state.pending.get(id) === entry
         ? state.transport.send(
           JsonRpc.request(id, method, withToken),
@@ -67,7 +86,7 @@ export const request = <E>(
         )
         : Effect.void
     )
-    return Effect.matchCauseEffect(send, {
+    return Effect.matchCauseEffect(sending, {
       onFailure: (cause) => {
         FastPath.unwatchCaller(entry)
         state.pending.delete(id)

@@ -49,6 +49,8 @@ export interface ConnectionState<E> {
   readonly defaultTimeout: number
   /** How late past its deadline a timeout may fire, in milliseconds. */
   readonly resolution: number
+  /** Whether the connection records spans and operation durations (decided once, when it starts). */
+  readonly traced: boolean
   /** Frames nested deeper than this are refused. */
   readonly maxDepth: number
   /** A batch of more messages than this is refused whole. */

@@ -45,6 +45,8 @@ export interface Handlers<E> {
   readonly onNotification: (notification: JsonRpc.Notification, frame: Transport.Frame) => Effect.Effect<void>
   /** Whether a JSON array (a batch) is acceptable now (only from revision 2025-03-26 peers). */
   readonly acceptsBatch: () => boolean
+  /** The revision the connection speaks, once known (telemetry's `mcp.protocol.version`). */
+  readonly revision?: string | undefined
 }
 
 /** Engine settings. */
