@@ -133,13 +133,24 @@ export const makeWith = (
     const incoming = yield* Effect.acquireRelease(Transport.makeInbound, (inbound) => Effect.sync(inbound.end))
     const exchanges = yield* FiberMap.make<JsonRpc.RequestId>()
     const client = State.make(options, sendRequest, incoming, exchanges)
+    const server = serverOf(client.url)
     yield* Effect.addFinalizer(() => Session.terminate(client))
     return {
       receive: incoming.receive,
       listen: incoming.listen,
-      send: (message: Transport.Outgoing) => Send.send(client, message)
+      send: (message: Transport.Outgoing) => Send.send(client, message),
+      describe: (): Transport.Description =>
+        client.sessionId === undefined ? server : { ...server, sessionId: client.sessionId }
     }
   })
+
+/** What telemetry records of the server a URL names: `server.address` and `server.port`, over TCP. */
+const serverOf = (url: string): Transport.Description => {
+  const parsed = URL.parse(url)
+  if (parsed === null) return { networkTransport: "tcp" }
+  const port = parsed.port === "" ? (parsed.protocol === "https:" ? 443 : 80) : Number(parsed.port)
+  return { networkTransport: "tcp", serverAddress: parsed.hostname, serverPort: port }
+}
 
 /** The Streamable HTTP client transport as a Layer (over the HttpClient in context). */
 export const layer = (options: Options): Layer.Layer<Transport.Transport, never, HttpClient.HttpClient> =>

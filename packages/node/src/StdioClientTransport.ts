@@ -248,10 +248,14 @@ export const make = (options: Options): Effect.Effect<StdioClient, Transport.Tra
       pid,
       receive: (deliver) => Effect.zipRight(readFrames(deliver), Effect.flatMap(ended, Effect.fail)),
       send,
+      describe: () => pipe,
       exited: Deferred.await(exited),
       stderrTail: () => [...tail]
     }
   })
+
+// What telemetry records of a stdio connection.
+const pipe: Transport.Description = { networkTransport: "pipe" }
 
 /** The Transport to a server process started from `options`; closing the Layer's scope ends its process tree. */
 export const layer = (options: Options): Layer.Layer<Transport.Transport, Transport.TransportError> =>

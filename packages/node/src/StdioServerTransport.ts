@@ -35,9 +35,13 @@ export const make = (
   const writer = Writer.make(output, "stdout")
   return {
     receive: LineReader.receive(input, "stdin", options),
-    send: (message) => writer.send(message)
+    send: (message) => writer.send(message),
+    describe: () => pipe
   }
 }
+
+// What telemetry records of a stdio connection.
+const pipe: Transport.Description = { networkTransport: "pipe" }
 
 /** The Transport over this process's stdin and stdout. */
 export const layer = (options: Options = {}): Layer.Layer<Transport.Transport> =>

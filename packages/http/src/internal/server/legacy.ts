@@ -63,10 +63,12 @@ export const make = (deps: Deps): Legacy => {
       const outgoing = yield* Queue.unbounded<Transport.Outgoing>()
       const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
       sessions.set(id, { incoming })
+      const description: Transport.Description = { networkTransport: "tcp", sessionId: id }
       const transport: Transport.TransportService = {
         receive: incoming.receive,
         listen: incoming.listen,
-        send: (message) => Queue.offer(outgoing, message).pipe(Effect.asVoid)
+        send: (message) => Queue.offer(outgoing, message).pipe(Effect.asVoid),
+        describe: () => description
       }
       // Served in the session's scope with no fiber of its own; its end (the stream's, or the server's shutdown)
       // ends the stream of events.

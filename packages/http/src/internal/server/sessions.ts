@@ -100,10 +100,12 @@ export const make = (deps: Deps): Effect.Effect<Sessions, never, Scope.Scope> =>
           slot: { client, idle: () => isIdle(session), close: Effect.suspend(() => close(session)) },
           counts: undefined
         }
+        const description: Transport.Description = { networkTransport: "tcp", sessionId: id }
         const transport: Transport.TransportService = {
           receive: incoming.receive,
           listen: incoming.listen,
-          send: (message, sendOptions) => routing.deliver(session, message, sendOptions?.relatedRequestId)
+          send: (message, sendOptions) => routing.deliver(session, message, sendOptions?.relatedRequestId),
+          describe: () => description
         }
         const refused = yield* admission.admit(session.slot)
         if (refused !== undefined) {

@@ -23,6 +23,9 @@ import type { Incoming, Reply } from "./exchange.js"
 import * as HeaderCheck from "./headerCheck.js"
 import * as Replies from "./reply.js"
 
+// What telemetry records of the stateless connection: HTTP, and no session.
+const tcp: Transport.Description = { networkTransport: "tcp" }
+
 /** A stateless request waiting on the shared connection: where its messages go, and the id its client gave it. */
 interface Route {
   readonly stream: Outbox.OutStream
@@ -72,6 +75,7 @@ export const make = (
     const transport: Transport.TransportService = {
       receive: incoming.receive,
       listen: incoming.listen,
+      describe: () => tcp,
       send: (message, sendOptions) =>
         Effect.suspend(() => {
           // Batches are refused before they get here: a message is a response or a notification.
