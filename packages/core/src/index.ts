@@ -20,6 +20,9 @@ export * as McpClient from "./McpClient.js"
 /** The MCP server. */
 export * as McpServer from "./McpServer.js"
 
+/** Telemetry: spans and operation durations (OpenTelemetry conventions for MCP). */
+export * as McpTelemetry from "./McpTelemetry.js"
+
 /** Test helpers (in-memory client and server). */
 export * as McpTest from "./McpTest.js"
 

@@ -19,8 +19,8 @@ import * as FastPath from "./fastPath.js"
 import * as Outgoing from "./outgoing.js"
 import { complete, type Pending } from "./pending.js"
 import * as Receive from "./receive.js"
-import * as Telemetry from "./telemetry.js"
 import type { ConnectionState } from "./state.js"
+import * as Telemetry from "./telemetry.js"
 import * as Timeouts from "./timeouts.js"
 import {
   defaultMaxBatchSize,

@@ -56,7 +56,9 @@ export const incomingRequest = <E>(
         operation.outcome = outcomeOfResponse(request.method, response)
       }).pipe(
         Effect.withParentSpan(operation.span),
-        Effect.onExit((exit) => end(state, operation, exit, McpTelemetry.serverOperationDuration))
+        Effect.onExit((exit) =>
+          end(state, operation, exit, McpTelemetry.serverOperationDuration)
+        )
       ))
   })
 
@@ -99,7 +101,9 @@ export const outgoingRequest = <E, A extends Record<string, unknown>, E2>(
         Effect.tap((result) => {
           operation.outcome = outcomeOfResult(method, result)
         }),
-        Effect.onExit((exit) => end(state, operation, exit, McpTelemetry.clientOperationDuration))
+        Effect.onExit((exit) =>
+          end(state, operation, exit, McpTelemetry.clientOperationDuration)
+        )
       ))
   })
 
@@ -114,7 +118,9 @@ export const outgoingNotification = <E, E2>(
     const attributes = attributesOf(state, method, params, undefined)
     return Effect.flatMap(start(state, method, params, "client", attributes), (operation) =>
       send(TraceContext.inject(params, operation.span)).pipe(
-        Effect.onExit((exit) => end(state, operation, exit, McpTelemetry.clientOperationDuration))
+        Effect.onExit((exit) =>
+          end(state, operation, exit, McpTelemetry.clientOperationDuration)
+        )
       ))
   })
 
@@ -192,7 +198,10 @@ const attributesOf = <E>(
     attributes[names.toolName] = name
     attributes[names.operationName] = "execute_tool"
   } else if (method === "prompts/get" && name !== undefined) attributes[names.promptName] = name
-  else if (typeof params?.uri === "string" && (method.startsWith("resources/") || method.startsWith("notifications/resources/"))) {
+  else if (
+    typeof params?.uri === "string" &&
+    (method.startsWith("resources/") || method.startsWith("notifications/resources/"))
+  ) {
     attributes[names.resourceUri] = params.uri
   }
   const revision = revisionOf(params) ?? frameRevision ?? state.handlers.revision

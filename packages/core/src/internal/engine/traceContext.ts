@@ -14,13 +14,16 @@ class TraceState extends Context.Tag("@effect-mcp/core/TraceState")<TraceState, 
 const traceparentPattern = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/
 const zeros = /^0+$/
 
+// What the pattern captures: the whole, version, trace id, parent id, flags, and what a later version appends.
+type TraceparentParts = readonly [string, string, string, string, string, string | undefined]
+
 /** The remote parent named by a `_meta`'s `traceparent`, if it names a valid one. */
 export const parentFrom = (params: Record<string, unknown> | undefined): Tracer.ExternalSpan | undefined => {
   const meta = params?._meta
   if (!Json.isRecord(meta) || typeof meta.traceparent !== "string") return undefined
   const match = traceparentPattern.exec(meta.traceparent)
   if (match === null) return undefined
-  const [, version, traceId, spanId, flags, rest] = match as unknown as [string, string, string, string, string, string?]
+  const [, version, traceId, spanId, flags, rest] = match as unknown as TraceparentParts
   // Version ff is invalid; version 00 has nothing after the flags; all-zero ids are invalid.
   if (version === "ff" || (version === "00" && rest !== undefined) || zeros.test(traceId) || zeros.test(spanId)) {
     return undefined
