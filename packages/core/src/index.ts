@@ -20,6 +20,9 @@ export * as McpClient from "./McpClient.js"
 /** The MCP server. */
 export * as McpServer from "./McpServer.js"
 
+/** Effect logs inside a handler, forwarded to the client as `notifications/message`. */
+export * as McpLogger from "./McpLogger.js"
+
 /** Telemetry: spans and operation durations (OpenTelemetry conventions for MCP). */
 export * as McpTelemetry from "./McpTelemetry.js"
 
