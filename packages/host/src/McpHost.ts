@@ -24,6 +24,7 @@ import * as Connection from "./internal/connection.js"
 import * as Routing from "./internal/routing.js"
 import * as Servers from "./internal/servers.js"
 import * as Supervision from "./internal/supervision.js"
+import * as Telemetry from "./internal/telemetry.js"
 
 /** How a server is reached: an entry of the configuration file, or any Transport Layer built in code. */
 export type ServerSpec = HostConfig.ServerConfig | { readonly transport: Layer.Layer<Transport.Transport, unknown> }
@@ -159,6 +160,9 @@ export interface McpHostService {
   readonly restart: (server: string) => Effect.Effect<void, UnknownServer>
 }
 
+/** How many supervision events hosts published, by `event` and `mcp.host.server` (recorded when a host traces). */
+export const supervisionEvents = Telemetry.supervisionEvents
+
 /** The host. */
 export class McpHost extends Context.Tag("@effect-mcp/host/McpHost")<McpHost, McpHostService>() {}
 
@@ -167,7 +171,7 @@ export const make = (options: Options): Effect.Effect<McpHostService, never, Sco
   Effect.gen(function*() {
     const separator = options.separator ?? "__"
     const events = yield* PubSub.unbounded<HostEvent>({ replay: 256 })
-    const publish = (event: HostEvent) => PubSub.publish(events, event)
+    const publish = Telemetry.counted((event: HostEvent) => PubSub.publish(events, event), yield* Telemetry.isOn)
     const connect = yield* Connection.connector(options, publish)
     const servers = yield* Servers.make(options)
     yield* Supervision.start(servers, connect, options, publish)

@@ -4,19 +4,22 @@
  * writes its spans to a file) and across real HTTP on 127.0.0.1, with the conventions' attributes; and the operation
  * duration histograms, read through an OpenTelemetry metric reader.
  */
-import { McpClient, McpServer, McpTelemetry, RequestContext, Tool } from "@effect-mcp/core"
+import { McpClient, McpServer, McpTelemetry, McpTest, RequestContext, Tool } from "@effect-mcp/core"
+import { McpHost } from "@effect-mcp/host"
 import { McpNodeHttpClient, McpNodeHttpServer } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
 import { NodeSdk } from "@effect/opentelemetry"
 import { describe, expect, it } from "@effect/vitest"
 import type { Attributes } from "@opentelemetry/api"
 import { MetricReader } from "@opentelemetry/sdk-metrics"
-import type { HistogramMetricData } from "@opentelemetry/sdk-metrics"
+import type { HistogramMetricData, SumMetricData } from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -78,7 +81,21 @@ const makeTelemetry = () => {
           .filter((point) => Object.entries(labels).every(([key, value]) => point.attributes[key] === value))
       )
     )
-  return { layer, spans, histogram }
+  /** The values of the counter `name` whose attributes include `labels`, by their `event` attribute. */
+  const sums = (name: string, labels: Attributes) =>
+    Effect.promise(() => reader.collect()).pipe(
+      Effect.map(({ resourceMetrics }) =>
+        Object.fromEntries(
+          resourceMetrics.scopeMetrics
+            .flatMap((scope) => scope.metrics)
+            .filter((metric): metric is SumMetricData => metric.descriptor.name === name)
+            .flatMap((metric) => metric.dataPoints)
+            .filter((point) => Object.entries(labels).every(([key, value]) => point.attributes[key] === value))
+            .map((point) => [String(point.attributes.event), point.value])
+        )
+      )
+    )
+  return { layer, spans, histogram, sums }
 }
 
 const Echo = McpServer.tool({
@@ -359,5 +376,37 @@ describe("telemetry on and off", () => {
       expect(yield* metaKeysOfACall).toContain("traceparent")
       expect(telemetry.spans().filter((span) => span.name === "tools/call meta-keys")).toHaveLength(2)
     }).pipe(Effect.provide(telemetry.layer))
+  })
+})
+
+describe("telemetry of a host's supervision", () => {
+  it.live("each connection attempt is a span (its handshake a child), and supervision events are counted", () => {
+    const telemetry = makeTelemetry()
+    return Effect.gen(function*() {
+      const server = Echo.pipe(Layer.provideMerge(McpServer.layer(info)))
+      const host = yield* McpHost.make({
+        servers: { mem: { transport: McpTest.serverTransport(server) } },
+        restart: Schedule.spaced("10 millis"),
+        healthCheck: false
+      })
+      yield* host.restart("mem")
+      // The second ServerUp is the restart's (the first is replayed to a late subscriber).
+      yield* host.events.pipe(Stream.filter((event) => event._tag === "ServerUp"), Stream.take(2), Stream.runDrain)
+
+      const connects = telemetry.spans().filter((span) => span.name === "mcp.host.connect")
+      expect(connects).toHaveLength(2)
+      expect(connects.map((span) => span.attributes)).toEqual([
+        { "mcp.host.server": "mem", "mcp.host.attempt": 1 },
+        { "mcp.host.server": "mem", "mcp.host.attempt": expect.any(Number) }
+      ])
+      const handshakes = telemetry.spans().filter((span) =>
+        span.name === "server/discover" && span.kind === SpanKind.client
+      )
+      expect(handshakes).toHaveLength(2)
+      expect(handshakes.map((span) => span.parentSpanId)).toEqual(connects.map((span) => span.spanId))
+
+      const counts = yield* telemetry.sums("mcp.host.supervision.events", { "mcp.host.server": "mem" })
+      expect(counts).toMatchObject({ ServerStarting: 2, ServerUp: 2, ServerDown: 1 })
+    }).pipe(Effect.scoped, Effect.provide(telemetry.layer))
   })
 })

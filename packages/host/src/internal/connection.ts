@@ -20,6 +20,7 @@ import { HostEvent } from "../HostEvent.js"
 import type * as McpHost from "../McpHost.js"
 import * as Catalogue from "./catalogue.js"
 import { type Entry, ServerState } from "./servers.js"
+import * as Telemetry from "./telemetry.js"
 
 /** The end of one connection: why, and whether it had been up. */
 export interface Ended {
@@ -61,6 +62,8 @@ interface Connector {
   /** Provides the host's ClientHandlers services (sampling, elicitation, roots) that it was given. */
   readonly withHandlers: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   readonly agents: McpNodeHttpClient.Agents
+  /** Whether the host traces its connection attempts and health checks. */
+  readonly traced: boolean
 }
 
 /**
@@ -89,7 +92,8 @@ export const connector = (
         Option.isSome(roots) ? Effect.provideService(ClientHandlers.RootsProvider, roots.value) : (e) => e
       )
     const agents = yield* McpNodeHttpClient.agents
-    const shared: Connector = { options, publish, connectTimeout, health, withHandlers, agents }
+    const traced = yield* Telemetry.isOn
+    const shared: Connector = { options, publish, connectTimeout, health, withHandlers, agents, traced }
     return (entry, attempt) => connection(shared, entry, attempt)
   })
 
@@ -166,7 +170,9 @@ const connection = (connector: Connector, entry: Entry, attempt: number): Effect
   return Effect.scoped(Effect.gen(function*() {
     yield* SubscriptionRef.set(entry.state, ServerState.Starting({ attempt }))
     yield* publish(HostEvent.ServerStarting({ server: entry.name, attempt }))
-    const { client, exited, pid } = yield* connect(connector, entry)
+    const { client, exited, pid } = yield* connect(connector, entry).pipe(
+      Telemetry.span(connector.traced, "mcp.host.connect", entry.name, { "mcp.host.attempt": attempt })
+    )
     wasUp = true
     yield* SubscriptionRef.set(entry.state, ServerState.Up({ client, pid, since: Date.now() }))
     yield* publish(
@@ -174,6 +180,7 @@ const connection = (connector: Connector, entry: Entry, attempt: number): Effect
     )
     yield* Catalogue.follow(entry, client, publish)
     const unhealthy = health === undefined ? Effect.never : checkHealth(client, health.timeout).pipe(
+      Telemetry.span(connector.traced, "mcp.host.health_check", entry.name),
       Effect.delay(health.interval),
       Effect.forever,
       Effect.catchAll((e) => Effect.succeed(`health check failed: ${errorText(e)}`))
