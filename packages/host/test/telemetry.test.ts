@@ -95,7 +95,10 @@ const makeTelemetry = () => {
         )
       )
     )
-  return { layer, spans, histogram, sums }
+  /** How many operations the histogram `name` counted under attributes that include `labels`. */
+  const counted = (name: string, labels: Attributes) =>
+    Effect.map(histogram(name, labels), (points) => points.reduce((total, point) => total + point.value.count, 0))
+  return { layer, spans, histogram, counted, sums }
 }
 
 const Echo = McpServer.tool({
@@ -144,13 +147,13 @@ const expectCallPair = (
 /** Runs `calls` with a client over the transport `transport` builds, under `telemetry`, and closes it. */
 const withClient = <A, E>(
   transport: Layer.Layer<import("@effect-mcp/core").Transport.Transport, unknown>,
-  revision: "2025-11-25" | undefined,
+  revision: "2025-11-25" | "2026-07-28",
   calls: (client: McpClient.McpClientService) => Effect.Effect<A, E>
 ) =>
   Effect.scoped(
     Effect.gen(function*() {
       const context = yield* Layer.build(
-        McpClient.layer({ name: "telemetry-client", version: "1.0.0", ...(revision === undefined ? {} : { revision }) })
+        McpClient.layer({ name: "telemetry-client", version: "1.0.0", revision })
           .pipe(Layer.provide(transport))
       )
       return yield* calls(Context.get(context, McpClient.McpClient))
@@ -165,8 +168,8 @@ const echoAndRefuse = (client: McpClient.McpClientService) =>
   })
 
 describe("telemetry over stdio (a real child that traces with the OpenTelemetry SDK)", () => {
-  for (const revision of ["2025-11-25", undefined] as const) {
-    it.live(`one client span and one server span per call, parented across the pipe (${revision ?? "unpinned"})`, () => {
+  for (const revision of ["2025-11-25", "2026-07-28"] as const) {
+    it.live(`one client span and one server span per call, parented across the pipe (${revision})`, () => {
       const telemetry = makeTelemetry()
       const dir = mkdtempSync(join(tmpdir(), "effect-mcp-telemetry-"))
       const spanFile = join(dir, "spans.jsonl")
@@ -177,8 +180,18 @@ describe("telemetry over stdio (a real child that traces with the OpenTelemetry 
           env: { SPAN_FILE: spanFile },
           stderr: "ignore"
         })
+        const refusals = {
+          "mcp.method.name": "tools/call",
+          "gen_ai.tool.name": "refuse",
+          "network.transport": "pipe",
+          "mcp.protocol.version": revision,
+          "error.type": "tool_error"
+        }
+        // Effect's metrics are the process's: what this test adds is the difference.
+        const before = yield* telemetry.counted("mcp.client.operation.duration", refusals)
         // The client's scope ends the child: every span it ended is in the file by then.
         const { echoed, refused, revision: negotiated } = yield* withClient(transport, revision, echoAndRefuse)
+        expect(negotiated).toBe(revision)
         expect(echoed.isError).not.toBe(true)
         expect(refused.isError).toBe(true)
         const ours = telemetry.spans()
@@ -218,16 +231,9 @@ describe("telemetry over stdio (a real child that traces with the OpenTelemetry 
           )
         }
 
-        // The client's duration histogram, exported through the OpenTelemetry metric reader.
-        const points = yield* telemetry.histogram("mcp.client.operation.duration", {
-          "mcp.method.name": "tools/call",
-          "gen_ai.tool.name": "refuse",
-          "network.transport": "pipe",
-          "mcp.protocol.version": negotiated,
-          "error.type": "tool_error"
-        })
-        expect(points).toHaveLength(1)
-        expect(points[0]!.value.count).toBe(1)
+        // The client's duration histogram, exported through the OpenTelemetry metric reader: one more refusal.
+        expect(yield* telemetry.histogram("mcp.client.operation.duration", refusals)).toHaveLength(1)
+        expect(yield* telemetry.counted("mcp.client.operation.duration", refusals)).toBe(before + 1)
       }).pipe(
         Effect.provide(telemetry.layer),
         Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
@@ -243,8 +249,8 @@ const expectParented = (client: SpanRecord, server: SpanRecord) => {
 }
 
 describe("telemetry over Streamable HTTP (real loopback)", () => {
-  for (const revision of ["2025-11-25", undefined] as const) {
-    it.live(`one client span and one server span per call, parented across HTTP (${revision ?? "unpinned"})`, () => {
+  for (const revision of ["2025-11-25", "2026-07-28"] as const) {
+    it.live(`one client span and one server span per call, parented across HTTP (${revision})`, () => {
       const telemetry = makeTelemetry()
       return Effect.gen(function*() {
         const server = yield* Layer.build(
@@ -253,11 +259,23 @@ describe("telemetry over Streamable HTTP (real loopback)", () => {
           )
         )
         const { url } = Context.get(server, McpNodeHttpServer.Address)
+        const echoes = {
+          "mcp.method.name": "tools/call",
+          "gen_ai.tool.name": "echo",
+          "network.transport": "tcp",
+          "mcp.protocol.version": revision
+        }
+        const names = ["mcp.client.operation.duration", "mcp.server.operation.duration"] as const
+        // Effect's metrics are the process's: what this test adds is the difference.
+        const before = yield* Effect.forEach(names, (name) => telemetry.counted(name, echoes))
+        // Another client first, so that the stateless endpoint's own numbering runs ahead of the client's ids.
+        yield* withClient(McpNodeHttpClient.layer({ url }), revision, () => Effect.void)
         const { echoed, refused, revision: negotiated } = yield* withClient(
           McpNodeHttpClient.layer({ url }),
           revision,
           echoAndRefuse
         )
+        expect(negotiated).toBe(revision)
         expect(echoed.isError).not.toBe(true)
         expect(refused.isError).toBe(true)
         const spans = telemetry.spans()
@@ -270,6 +288,8 @@ describe("telemetry over Streamable HTTP (real loopback)", () => {
           "mcp.protocol.version": negotiated
         })
         expect(echoClient.attributes).toMatchObject({ "server.address": "127.0.0.1", "server.port": port })
+        // The stateless endpoint renumbers requests: the server's span still names the client's id.
+        expect(echoServer.attributes["jsonrpc.request.id"]).toBe(echoClient.attributes["jsonrpc.request.id"])
         expect(only(spans, "echo work", 0).parentSpanId).toBe(echoServer.spanId)
         if (negotiated === "2025-11-25") {
           // Both sides name the same session.
@@ -285,17 +305,9 @@ describe("telemetry over Streamable HTTP (real loopback)", () => {
         expectParented(refuseClient, refuseServer)
         expect(refuseServer.attributes["error.type"]).toBe("tool_error")
 
-        // Both histograms, one point each for the echo call of this revision over TCP.
-        for (const name of ["mcp.client.operation.duration", "mcp.server.operation.duration"]) {
-          const points = yield* telemetry.histogram(name, {
-            "mcp.method.name": "tools/call",
-            "gen_ai.tool.name": "echo",
-            "network.transport": "tcp",
-            "mcp.protocol.version": negotiated
-          })
-          expect(points, name).toHaveLength(1)
-          expect(points[0]!.value.count, name).toBe(1)
-        }
+        // Both histograms, one more echo call each, of this revision over TCP.
+        const after = yield* Effect.forEach(names, (name) => telemetry.counted(name, echoes))
+        expect(after).toEqual(before.map((count) => count + 1))
       }).pipe(Effect.scoped, Effect.provide(telemetry.layer))
     })
   }

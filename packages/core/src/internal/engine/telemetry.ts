@@ -50,7 +50,8 @@ export const incomingRequest = <E>(
 ): Effect.Effect<void> =>
   Effect.suspend(() => {
     const attributes = attributesOf(state, request.method, request.params, frame.revision)
-    attributes[names.requestId] = String(request.id)
+    // The id the peer gave it (a transport that renumbers requests keeps it on the frame).
+    attributes[names.requestId] = String(frame.requestId ?? request.id)
     return Effect.flatMap(start(state, request.method, request.params, "server", attributes), (operation) =>
       answer((response) => {
         operation.outcome = outcomeOfResponse(request.method, response)
