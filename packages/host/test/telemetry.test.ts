@@ -333,6 +333,16 @@ describe("telemetry over Streamable HTTP (real loopback)", () => {
         expect(span.attributes).toMatchObject({ "error.type": code, "rpc.response.status_code": code })
         expect(span.status.code).toBe(StatusCode.error)
       }
+      // A name the server refused is on the span, never a label of the histograms (each label set is kept for good).
+      for (const name of ["mcp.client.operation.duration", "mcp.server.operation.duration"]) {
+        expect(yield* telemetry.histogram(name, { "gen_ai.tool.name": "no-such-tool" }), name).toEqual([])
+        const refusals = yield* telemetry.histogram(name, {
+          "mcp.method.name": "tools/call",
+          "error.type": code,
+          "network.transport": "tcp"
+        })
+        expect(refusals.length, name).toBeGreaterThan(0)
+      }
     }).pipe(Effect.scoped, Effect.provide(telemetry.layer))
   })
 })

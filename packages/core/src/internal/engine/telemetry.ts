@@ -5,7 +5,7 @@
  * SERVER span, parented to the context its `_meta` carries, and counts in `mcp.server.operation.duration`. A
  * connection that does not trace never reaches this module.
  */
-import { Json, JsonRpc, McpError } from "@effect-mcp/schema"
+import { Json, JsonRpc, McpError, Method } from "@effect-mcp/schema"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -157,15 +157,9 @@ const end = <E>(
     const endNanos = state.clock.unsafeCurrentTimeNanos()
     const outcome = Exit.isSuccess(exit) ? operation.outcome : outcomeOfFailure(exit.cause)
     const span = operation.span
-    const labels = metricLabels(operation.attributes)
-    if (outcome?.errorType !== undefined) {
-      span.attribute(names.errorType, outcome.errorType)
-      labels.push(MetricLabel.make(names.errorType, outcome.errorType))
-    }
-    if (outcome?.statusCode !== undefined) {
-      span.attribute(names.statusCode, outcome.statusCode)
-      labels.push(MetricLabel.make(names.statusCode, outcome.statusCode))
-    }
+    const labels = metricLabels(operation.attributes, outcome)
+    if (outcome?.errorType !== undefined) span.attribute(names.errorType, outcome.errorType)
+    if (outcome?.statusCode !== undefined) span.attribute(names.statusCode, outcome.statusCode)
     span.end(
       endNanos,
       outcome?.errorType === undefined || Exit.isFailure(exit)
@@ -194,7 +188,7 @@ const attributesOf = <E>(
   frameRevision: string | undefined
 ): Record<string, string | number> => {
   const attributes: Record<string, string | number> = { [names.methodName]: method }
-  const name = typeof params?.name === "string" ? params.name : undefined
+  const name = typeof params?.name === "string" ? clip(params.name) : undefined
   if (method === "tools/call" && name !== undefined) {
     attributes[names.toolName] = name
     attributes[names.operationName] = "execute_tool"
@@ -203,7 +197,7 @@ const attributesOf = <E>(
     typeof params?.uri === "string" &&
     (method.startsWith("resources/") || method.startsWith("notifications/resources/"))
   ) {
-    attributes[names.resourceUri] = params.uri
+    attributes[names.resourceUri] = clip(params.uri)
   }
   const revision = revisionOf(params) ?? frameRevision ?? state.handlers.revision
   if (revision !== undefined) attributes[names.protocolVersion] = revision
@@ -215,14 +209,17 @@ const attributesOf = <E>(
   return attributes
 }
 
+/** A name or URI as an attribute: at most 256 characters (a peer's may be any length). */
+const clip = (value: string): string => value.length > 256 ? value.slice(0, 256) : value
+
 /** The revision a 2026-07-28 message names in its `_meta`. */
 const revisionOf = (params: Record<string, unknown> | undefined): string | undefined => {
   const meta = params?._meta
   const revision = Json.isRecord(meta) ? meta["io.modelcontextprotocol/protocolVersion"] : undefined
-  return typeof revision === "string" ? revision : undefined
+  return typeof revision === "string" ? clip(revision) : undefined
 }
 
-// The low-cardinality attributes that label the histograms (no session, request id or URI).
+// The attributes that label the histograms: none that names a session, a request or a resource.
 const metricAttributes: ReadonlyArray<string> = [
   names.methodName,
   names.toolName,
@@ -234,14 +231,42 @@ const metricAttributes: ReadonlyArray<string> = [
   names.serverPort
 ]
 
-const metricLabels = (attributes: Record<string, string | number>): Array<MetricLabel.MetricLabel> => {
+// What the peer named, and what an error response refused: kept on the span, but not as a label.
+const peerChosen: ReadonlySet<string> = new Set([
+  names.toolName,
+  names.promptName,
+  names.operationName,
+  names.protocolVersion
+])
+
+// The error codes the protocol defines; any other code counts as `_OTHER`.
+const knownCodes: ReadonlySet<string> = new Set(Object.values(McpError.codes).map(String))
+
+/**
+ * The labels of an operation's duration. Each distinct set of labels is a series Effect keeps for the life of the
+ * process, so a peer must not be able to make new ones at will: an operation answered with a JSON-RPC error (an
+ * unknown tool, prompt or revision) keeps no name the peer chose, a method that no revision defines counts as
+ * `_OTHER`, and so does an error code the protocol does not define.
+ */
+const metricLabels = (
+  attributes: Record<string, string | number>,
+  outcome: Outcome | undefined
+): Array<MetricLabel.MetricLabel> => {
+  const refused = outcome?.statusCode !== undefined
   const labels: Array<MetricLabel.MetricLabel> = []
   for (const key of metricAttributes) {
     const value = attributes[key]
-    if (value !== undefined) labels.push(MetricLabel.make(key, String(value)))
+    if (value === undefined || (refused && peerChosen.has(key))) continue
+    const unknownMethod = key === names.methodName && Method.info(String(value)) === undefined
+    labels.push(MetricLabel.make(key, unknownMethod ? "_OTHER" : String(value)))
   }
+  if (outcome?.errorType !== undefined) labels.push(MetricLabel.make(names.errorType, bounded(outcome.errorType)))
+  if (outcome?.statusCode !== undefined) labels.push(MetricLabel.make(names.statusCode, bounded(outcome.statusCode)))
   return labels
 }
+
+/** An error code, or `_OTHER` for one the protocol does not define (`tool_error`, `cancelled` and tags pass). */
+const bounded = (code: string): string => /^-?\d+$/.test(code) && !knownCodes.has(code) ? "_OTHER" : code
 
 // ---------- outcomes ----------
 
