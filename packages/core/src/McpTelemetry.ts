@@ -10,8 +10,8 @@
  * once per connection. `layer` turns it on whatever the tracer (e.g. to record the histograms only) and `disabled`
  * turns it off.
  */
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
@@ -19,16 +19,17 @@ import * as MetricBoundaries from "effect/MetricBoundaries"
 /** When connections trace: `"auto"` (when a tracer other than Effect's built-in one is installed), `"on"`, `"off"`. */
 export type Mode = "auto" | "on" | "off"
 
-/** The telemetry mode connections read when they start (default `"auto"`). */
-export class TelemetryMode extends Context.Reference<TelemetryMode>()("@effect-mcp/core/McpTelemetry/TelemetryMode", {
-  defaultValue: (): Mode => "auto"
-}) {}
+/**
+ * The telemetry mode connections read when they start (default `"auto"`). A FiberRef, as the tracer is: a layer that
+ * sets it applies to what is built after it, and to the program it is provided to.
+ */
+export const currentMode: FiberRef.FiberRef<Mode> = FiberRef.unsafeMake<Mode>("auto")
 
 /** Turns telemetry on for the connections started under it, whatever the tracer. */
-export const layer: Layer.Layer<never> = Layer.succeed(TelemetryMode, "on")
+export const layer: Layer.Layer<never> = Layer.locallyScoped(currentMode, "on")
 
 /** Turns telemetry off for the connections started under it, whatever the tracer. */
-export const disabled: Layer.Layer<never> = Layer.succeed(TelemetryMode, "off")
+export const disabled: Layer.Layer<never> = Layer.locallyScoped(currentMode, "off")
 
 /** The bucket boundaries (seconds) the conventions recommend for the operation durations. */
 export const durationBoundaries: MetricBoundaries.MetricBoundaries = MetricBoundaries.fromIterable([
@@ -81,7 +82,7 @@ export const attributes = {
 
 /** Whether connections started in the current context trace: the mode, and in `"auto"` the installed tracer. */
 export const isOn: Effect.Effect<boolean> = Effect.map(
-  Effect.zip(TelemetryMode, Effect.tracer),
+  Effect.zip(FiberRef.get(currentMode), Effect.tracer),
   ([mode, tracer]) => mode === "on" || (mode === "auto" && tracer !== builtInTracer)
 )
 
