@@ -24,10 +24,10 @@ export const runHandler = <A, E, R>(
     if (request instanceof RequestContextImpl) request.runsOn(fiber)
     const context = Context.add(captured as Context.Context<never>, RequestContext, request)
     // The request's span (when its connection traces) stays the parent of what the handler traces.
-    const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
+    const span = fiber.currentSpan
     return FastPath.withContext(
       fiber,
-      span._tag === "Some" ? Context.add(context, Tracer.ParentSpan, span.value) : context,
+      span === undefined ? context : Context.add(context, Tracer.ParentSpan, span),
       effect as Effect.Effect<A, E>
     )
   })
