@@ -15,7 +15,9 @@ import { MetricReader } from "@opentelemetry/sdk-metrics"
 import type { HistogramMetricData, SumMetricData } from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -429,6 +431,60 @@ describe("telemetry of a host's supervision", () => {
 
       const counts = yield* telemetry.sums("mcp.host.supervision.events", { "mcp.host.server": "mem" })
       expect(counts).toMatchObject({ ServerStarting: 2, ServerUp: 2, ServerDown: 1 })
+    }).pipe(Effect.scoped, Effect.provide(telemetry.layer))
+  })
+})
+
+describe("telemetry of the notifications the engine handles itself", () => {
+  it.live("progress and cancellation are spans on both sides, parented across the connection", () => {
+    const telemetry = makeTelemetry()
+    const Slow = McpServer.tool({
+      name: "slow",
+      description: "Reports progress, then waits until cancelled",
+      input: Schema.Struct({}),
+      handler: () => Effect.zipRight(RequestContext.progress(1, 2, "half"), Effect.never)
+    })
+    return Effect.gen(function*() {
+      const context = yield* Layer.build(
+        McpTest.layer(Slow.pipe(Layer.provideMerge(McpServer.layer(info))), {
+          name: "telemetry-client",
+          version: "1.0.0",
+          revision: "2025-11-25"
+        })
+      )
+      const client = Context.get(context, McpClient.McpClient)
+      const progressed = yield* Deferred.make<void>()
+      const call = yield* Effect.fork(
+        client.callTool("slow", {}, { onProgress: () => Deferred.unsafeDone(progressed, Effect.void) })
+      )
+      yield* Deferred.await(progressed)
+      yield* Fiber.interrupt(call)
+      // The cancellation goes out once the caller's fiber has ended; the server's span ends once it is handled.
+      const serverSpans = Effect.sync(() => telemetry.spans()).pipe(
+        Effect.filterOrFail(
+          (spans) =>
+            ["tools/call slow", "notifications/cancelled"].every((name) =>
+              spans.some((span) => span.name === name && span.kind === SpanKind.server)
+            ),
+          () => "not yet"
+        ),
+        Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.intersect(Schedule.recurs(500))))
+      )
+      const spans = yield* serverSpans
+      expectParented(
+        only(spans, "notifications/progress", SpanKind.client),
+        only(spans, "notifications/progress", SpanKind.server)
+      )
+      expectParented(
+        only(spans, "notifications/cancelled", SpanKind.client),
+        only(spans, "notifications/cancelled", SpanKind.server)
+      )
+      // The progress is sent from the handler: a child of the call's server span.
+      const callServer = only(spans, "tools/call slow", SpanKind.server)
+      expect(only(spans, "notifications/progress", SpanKind.client).parentSpanId).toBe(callServer.spanId)
+      for (const span of [only(spans, "tools/call slow", SpanKind.client), callServer]) {
+        expect(span.attributes["error.type"]).toBe("cancelled")
+      }
     }).pipe(Effect.scoped, Effect.provide(telemetry.layer))
   })
 })

@@ -21,9 +21,13 @@ export const handleMessage = <E>(state: ConnectionState<E>, message: JsonRpc.Mes
   if (JsonRpc.isRequest(message)) return startRequest(state, message, frame)
   switch (message.method) {
     case "notifications/cancelled":
-      return onCancelled(state, message.params)
+      return state.traced
+        ? traced(state, message, frame, () => onCancelled(state, message.params))
+        : onCancelled(state, message.params)
     case "notifications/progress":
-      return Outgoing.onProgress(state, message.params)
+      return state.traced
+        ? traced(state, message, frame, () => Outgoing.onProgress(state, message.params))
+        : Outgoing.onProgress(state, message.params)
     default:
       // Started at once: a handler that needs no wait is done before the next frame is handed over.
       FastPath.runInBackground(state, notified(state, message, frame))
@@ -98,6 +102,16 @@ const notified = <E>(
     Effect.catchAllCause((cause) => Effect.logError(`effect-mcp: notification ${notification.method} failed`, cause))
   )
   return state.traced ? Telemetry.incomingNotification(state, notification, frame, handled) : handled
+}
+
+/** Acts on a notification the engine handles itself, inside its span (at once: the fiber runs until it must wait). */
+const traced = <E>(
+  state: ConnectionState<E>,
+  notification: JsonRpc.Notification,
+  frame: Transport.Frame,
+  act: () => void
+): void => {
+  FastPath.runInBackground(state, Telemetry.incomingNotification(state, notification, frame, Effect.sync(act)))
 }
 
 /** Interrupts the running request a `notifications/cancelled` names. */

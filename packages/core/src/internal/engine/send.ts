@@ -6,6 +6,7 @@ import { JsonRpc, McpError } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import type * as Transport from "../../Transport.js"
 import type { ConnectionState } from "./state.js"
+import * as Telemetry from "./telemetry.js"
 
 /** The error object of a request whose handler died or whose answer could not be sent. */
 export const internalError: JsonRpc.ErrorObject = { code: McpError.codes.InternalError, message: "Internal error" }
@@ -52,8 +53,18 @@ export const sendCancel = <E>(
 ): Effect.Effect<void> =>
   state.hasClosed
     ? Effect.void
+    : state.traced
+    ? Telemetry.outgoingNotification(
+      state,
+      "notifications/cancelled",
+      { requestId: id, reason },
+      (params) => sendQuietly(state, JsonRpc.notification("notifications/cancelled", params), related(relatedRequestId))
+    )
     : sendQuietly(
       state,
       JsonRpc.notification("notifications/cancelled", { requestId: id, reason }),
-      relatedRequestId === undefined ? undefined : { relatedRequestId }
+      related(relatedRequestId)
     )
+
+const related = (relatedRequestId: JsonRpc.RequestId | undefined): Transport.SendOptions | undefined =>
+  relatedRequestId === undefined ? undefined : { relatedRequestId }
