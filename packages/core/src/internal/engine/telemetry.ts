@@ -87,17 +87,14 @@ export const outgoingRequest = <E, A extends Record<string, unknown>, E2>(
   Effect.suspend(() => {
     const attributes = Attributes.attributesOf(state, method, params, undefined)
     return Effect.flatMap(start(state, method, params, "client", attributes), (operation) =>
-      send(TraceContext.inject(params, operation.span), (id) => {
-        attributes[names.requestId] = String(id)
-        operation.span.attribute(names.requestId, String(id))
-      }).pipe(
-        Effect.tap((result) => {
-          operation.outcome = Attributes.outcomeOfResult(method, result)
-        }),
-        Effect.onExit((exit) =>
-          end(state, operation, exit, McpTelemetry.clientOperationDuration)
-        )
-      ))
+      send(TraceContext.inject(params, operation.span), (id) =>
+        operation.span.attribute(names.requestId, String(id)))
+        .pipe(
+          Effect.tap((result) => {
+            operation.outcome = Attributes.outcomeOfResult(method, result)
+          }),
+          Effect.onExit((exit) => end(state, operation, exit, McpTelemetry.clientOperationDuration))
+        ))
   })
 
 /** Sends a notification of ours (`send`, given the params with the trace context) inside a CLIENT span. */
