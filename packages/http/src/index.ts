@@ -14,6 +14,9 @@ export * as McpHttpClient from "./McpHttpClient.js"
 /** The Streamable HTTP server endpoint. */
 export * as McpHttpServer from "./McpHttpServer.js"
 
+/** The Streamable HTTP server endpoint as a web-standard fetch handler (Workers, Bun, Deno, Hono). */
+export * as McpWebHandler from "./McpWebHandler.js"
+
 /** The Streamable HTTP server endpoint served straight on node:http. */
 export * as McpNodeHttpServer from "./McpNodeHttpServer.js"
 

@@ -44,7 +44,7 @@ const recorded = (
   seen: (request: McpHttpClient.OutgoingRequest, response: McpHttpClient.IncomingResponse) => void
 ) =>
   Effect.gen(function*() {
-    const base = adapter === "node"
+    const base = adapter !== "platform"
       ? McpNodeHttpClient.execute(yield* McpNodeHttpClient.agents)
       : McpHttpClient.platformExecute(yield* Effect.provide(HttpClient.HttpClient, NodeHttpClient.layer))
     const recording: McpHttpClient.Execute = (request) =>

@@ -158,7 +158,7 @@ interface Seen {
 const seen = (e: unknown): Seen => e as Seen
 
 // Both transports run here; the http-platform project would only run them again.
-describe.skipIf(adapter === "platform").each(transports)("$name: every failure reaches the caller as what it is", ({
+describe.skipIf(adapter !== "node").each(transports)("$name: every failure reaches the caller as what it is", ({
   layer
 }) => {
   const connect = (url: string, era: "session" | "stateless", client: Partial<McpClient.Options> = {}) =>

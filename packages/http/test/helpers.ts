@@ -5,7 +5,7 @@
  * (the `http-platform` test project).
  */
 import { type Errors, McpClient, McpServer, RequestContext } from "@effect-mcp/core"
-import { McpHttpClient, McpHttpServer, McpNodeHttpClient, McpNodeHttpServer } from "@effect-mcp/http"
+import { McpHttpClient, McpHttpServer, McpNodeHttpClient, McpNodeHttpServer, McpWebHandler } from "@effect-mcp/http"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -17,6 +17,7 @@ import type * as Scope from "effect/Scope"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
 import { createServer, request } from "node:http"
 import type * as Http from "node:http"
+import { fetchListener } from "./fetchBridge.js"
 
 /** The server every test serves unless told otherwise: echo, a progress-reporting count, a slow tool, whoami. */
 export const info = { name: "http-test", version: "1.0.0" }
@@ -100,8 +101,12 @@ export interface Running {
   readonly server: McpServer.McpServerService
 }
 
-/** Which server adapter the tests run against. */
-export const adapter: "node" | "platform" = process.env["EFFECT_MCP_HTTP_ADAPTER"] === "platform" ? "platform" : "node"
+/** Which server adapter the tests run against (`web`: McpWebHandler behind a node:http → fetch bridge). */
+export const adapter: "node" | "platform" | "web" = process.env["EFFECT_MCP_HTTP_ADAPTER"] === "platform"
+  ? "platform"
+  : process.env["EFFECT_MCP_HTTP_ADAPTER"] === "web"
+  ? "web"
+  : "node"
 
 /** Serves `tools` (or the given Layer) on 127.0.0.1 at a free port until the scope closes. */
 export const serve = (
@@ -115,6 +120,11 @@ export const serve = (
         Effect.orDie
       )
       return running(Context.get(context, McpNodeHttpServer.Address).port, options, context)
+    }
+    if (adapter === "web") {
+      const context = yield* Layer.build(McpWebHandler.layer(options).pipe(Layer.provideMerge(mcp)))
+      const port = yield* listenOnLoopback(createServer(fetchListener(Context.get(context, McpWebHandler.McpWebHandler))))
+      return running(port, options, context)
     }
     const platform = McpHttpServer.layer(options).pipe(
       Layer.provideMerge(mcp),
@@ -208,7 +218,7 @@ export const connect = (
 ): Effect.Effect<McpClient.McpClientService, Errors.HandshakeFailed, Scope.Scope> =>
   Effect.gen(function*() {
     const transport = yield* Layer.build(
-      adapter === "node"
+      adapter !== "platform"
         ? McpNodeHttpClient.layer({ url, ...http })
         : McpHttpClient.layer({ url, ...http }).pipe(Layer.provide(NodeHttpClient.layer))
     )

@@ -43,7 +43,7 @@ if (!existsSync(built)) throw new Error(`run \`tsc -b\` first: the leak fixture 
 // Each cancelled or timed-out call costs a connection under 2026-07-28, so fewer of those and more answered ones:
 // 2,400 calls in all (1,200 on the slower platform adapter), which a leak of 256 bytes a call turns into 614 KB
 // (307 KB), more than twice the external memory's room.
-const CALLS = Number(process.env.EFFECT_MCP_LEAK_WIRE_CALLS ?? (adapter === "node" ? 400 : 200))
+const CALLS = Number(process.env.EFFECT_MCP_LEAK_WIRE_CALLS ?? (adapter !== "platform" ? 400 : 200))
 const ANSWERED = 4
 const ROUND = 100
 // Long enough that most requests reach their handler (a new connection each under 2026-07-28) before timing out.
@@ -84,7 +84,7 @@ const agentOptions = { keepAlive: true, timeout: 2_000 }
 /** A McpClient over this test project's HTTP client transport, on agents of its own, until the scope closes. */
 const connect = (url: string, revision: "2025-11-25" | "2026-07-28") =>
   Effect.gen(function*() {
-    const transport = adapter === "node"
+    const transport = adapter !== "platform"
       ? McpNodeHttpClient.layer({ url }, { http: new Http.Agent(agentOptions), https: new Https.Agent(agentOptions) })
       : McpHttpClient.layer({ url }).pipe(
         Layer.provide(NodeHttpClient.layerWithoutAgent),

@@ -35,7 +35,7 @@ const callMany = (url: string, agents: McpNodeHttpClient.Agents | undefined, rev
 
 // McpNodeHttpClient is the client of the whole `http` project; these check its connections. Skipped under
 // http-platform, where they would run the same.
-describe.skipIf(adapter === "platform")("McpNodeHttpClient", () => {
+describe.skipIf(adapter !== "node")("McpNodeHttpClient", () => {
   it.scopedLive("100 sequential calls of a session go over a few keep-alive connections", () =>
     Effect.gen(function*() {
       const { counted, port } = yield* serveOn(Http.createServer())
