@@ -1,3 +1,4 @@
+import { mergeConfig } from "vitest/config"
 import { shared } from "../../vitest.shared.js"
 
-export default shared("everything")
+export default mergeConfig(shared("everything"), { test: { globalSetup: ["./test/worker.setup.ts"] } })

@@ -1,13 +1,15 @@
 /**
  * The small media the everything server returns: a 1×1 red PNG and a short silent WAV, as base64.
  */
+import * as Either from "effect/Either"
+import * as Encoding from "effect/Encoding"
 
 /** A 1×1 red pixel, PNG, base64. */
 export const redPixelPng =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
 
 /** The bytes of `redPixelPng`. */
-export const redPixelPngBytes: Uint8Array = Uint8Array.from(Buffer.from(redPixelPng, "base64"))
+export const redPixelPngBytes: Uint8Array = Either.getOrElse(Encoding.decodeBase64(redPixelPng), () => new Uint8Array())
 
 /** A mono 16-bit PCM WAV of `samples` silent samples at `rate` Hz. */
 export const silentWav = (samples: number, rate: number): Uint8Array => {
@@ -34,4 +36,4 @@ export const silentWav = (samples: number, rate: number): Uint8Array => {
 }
 
 /** A tenth of a second of silence at 8 kHz, WAV, base64. */
-export const silenceWav: string = Buffer.from(silentWav(800, 8000)).toString("base64")
+export const silenceWav: string = Encoding.encodeBase64(silentWav(800, 8000))

@@ -6,6 +6,7 @@
 import { Codec, type Mcp, McpError } from "@effect-mcp/schema"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Encoding from "effect/Encoding"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { runHandler } from "./internal/handlerContext.js"
@@ -126,7 +127,7 @@ export const toResult = (
   }
   if (typeof body === "string") return { contents: [{ uri, ...mime, text: body }], ...hints }
   if (body instanceof Uint8Array) {
-    return { contents: [{ uri, ...mime, blob: Buffer.from(body).toString("base64") }], ...hints }
+    return { contents: [{ uri, ...mime, blob: Encoding.encodeBase64(body) }], ...hints }
   }
   return { contents: body, ...hints }
 }

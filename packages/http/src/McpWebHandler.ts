@@ -5,8 +5,9 @@
  * `McpNodeHttpServer` (guards, sessions, 2026-07-28 stateless, SSE, body limits, legacy HTTP+SSE when asked), and
  * imports no node:* module.
  *
- * Each request runs in a fiber of the handler's scope: `request.signal` aborting, or the response's stream being
- * cancelled (the client went away), interrupts it; an SSE body is written as the client reads it. Disposing the
+ * Each request runs in a fiber of the handler's scope: `request.signal` aborting before the reply is handed over, or
+ * the response's stream being cancelled (the client went away), interrupts it; an SSE body is written as the client
+ * reads it. Disposing the
  * handler (closing its scope) ends every session and interrupts every request.
  *
  * Import it by its own path (`@effect-mcp/http/McpWebHandler`) where node:* modules are missing: the package's index
@@ -58,15 +59,21 @@ export const make = (options: Options = {}): Effect.Effect<Fetch, never, McpServ
     const remoteAddress = options.remoteAddress
     return (request) =>
       new Promise<Response>((resolve) => {
-        const incoming = Web.fromRequest(request, remoteAddress?.(request))
-        const fiber = runFork(Web.serve(handle, incoming, resolve))
         const signal = request.signal
-        if (signal.aborted) fiber.unsafeInterruptAsFork(FiberId.none)
-        else {
-          const onAbort = () => fiber.unsafeInterruptAsFork(FiberId.none)
-          signal.addEventListener("abort", onAbort, { once: true })
-          fiber.addObserver(() => signal.removeEventListener("abort", onAbort))
+        let responded = false
+        const onAbort = () => fiber.unsafeInterruptAsFork(FiberId.none)
+        // The signal counts until the reply is handed over: Deno aborts it once a response is sent, SSE or not; the
+        // body's stream being cancelled is what says a client left during an SSE stream.
+        const respond = (response: Response) => {
+          responded = true
+          signal.removeEventListener("abort", onAbort)
+          resolve(response)
         }
+        const fiber = runFork(Web.serve(handle, Web.fromRequest(request, remoteAddress?.(request)), respond))
+        if (responded) return
+        if (signal.aborted) return onAbort()
+        signal.addEventListener("abort", onAbort, { once: true })
+        fiber.addObserver(() => signal.removeEventListener("abort", onAbort))
       })
   })
 

@@ -3,16 +3,18 @@
  */
 import { McpError } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Encoding from "effect/Encoding"
 
 const prefix = "effect-mcp:"
 
 /** The cursor that resumes a list at `offset`. */
-export const cursorAt = (offset: number): string => Buffer.from(`${prefix}${offset}`).toString("base64url")
+export const cursorAt = (offset: number): string => Encoding.encodeBase64Url(`${prefix}${offset}`)
 
 /** The offset a cursor resumes at, or InvalidParams for a cursor we did not issue. */
 export const offsetOf = (cursor: string | undefined): Effect.Effect<number, McpError.InvalidParams> => {
   if (cursor === undefined) return Effect.succeed(0)
-  const text = Buffer.from(cursor, "base64url").toString("utf8")
+  const text = Either.getOrElse(Encoding.decodeBase64UrlString(cursor), () => "")
   const offset = text.startsWith(prefix) ? Number(text.slice(prefix.length)) : Number.NaN
   return Number.isSafeInteger(offset) && offset >= 0
     ? Effect.succeed(offset)
