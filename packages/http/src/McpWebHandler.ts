@@ -58,23 +58,23 @@ export const make = (options: Options = {}): Effect.Effect<Fetch, never, McpServ
     const runFork = yield* FiberSet.makeRuntime<never, void, never>()
     const remoteAddress = options.remoteAddress
     return (request) =>
-      new Promise<Response>((resolve) => {
+      new Promise<Web.Answer>((resolve) => {
         const signal = request.signal
         let responded = false
         const onAbort = () => fiber.unsafeInterruptAsFork(FiberId.none)
         // The signal counts until the reply is handed over: Deno aborts it once a response is sent, SSE or not; the
         // body's stream being cancelled is what says a client left during an SSE stream.
-        const respond = (response: Response) => {
+        const respond = (answer: Web.Answer) => {
           responded = true
           signal.removeEventListener("abort", onAbort)
-          resolve(response)
+          resolve(answer)
         }
         const fiber = runFork(Web.serve(handle, Web.fromRequest(request, remoteAddress?.(request)), respond))
         if (responded) return
         if (signal.aborted) return onAbort()
         signal.addEventListener("abort", onAbort, { once: true })
         fiber.addObserver(() => signal.removeEventListener("abort", onAbort))
-      })
+      }).then(Web.toResponse)
   })
 
 /** The fetch handler as a Layer over the server's Layer's output: sessions live as long as the Layer. */

@@ -7,6 +7,9 @@ import { once } from "node:events"
 import type * as Http from "node:http"
 import { Readable } from "node:stream"
 
+/** The peer address of each bridged request, for the handler's `remoteAddress` option. */
+export const remoteAddresses = new WeakMap<Request, string>()
+
 /** A node request as a web request, aborted when its response closes before it ended. */
 const toRequest = (req: Http.IncomingMessage, res: Http.ServerResponse): Request => {
   const abort = new AbortController()
@@ -22,12 +25,14 @@ const toRequest = (req: Http.IncomingMessage, res: Http.ServerResponse): Request
   const body = method === "GET" || method === "HEAD" ? undefined : Readable.toWeb(req) as ReadableStream<Uint8Array>
   // The URL comes from the socket, not from the (untrusted) Host header, as a runtime's own server builds it.
   const url = new URL(req.url ?? "/", `http://127.0.0.1:${req.socket.localPort}`)
-  return new Request(url, {
+  const request = new Request(url, {
     method,
     headers,
     signal: abort.signal,
     ...(body === undefined ? {} : { body, duplex: "half" })
   } as RequestInit)
+  if (req.socket.remoteAddress !== undefined) remoteAddresses.set(request, req.socket.remoteAddress)
+  return request
 }
 
 /** Writes a web response to a node response, waiting whenever the socket is full. */

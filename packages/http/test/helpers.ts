@@ -17,7 +17,7 @@ import type * as Scope from "effect/Scope"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
 import { createServer, request } from "node:http"
 import type * as Http from "node:http"
-import { fetchListener } from "./fetchBridge.js"
+import { fetchListener, remoteAddresses } from "./fetchBridge.js"
 
 /** The server every test serves unless told otherwise: echo, a progress-reporting count, a slow tool, whoami. */
 export const info = { name: "http-test", version: "1.0.0" }
@@ -122,7 +122,8 @@ export const serve = (
       return running(Context.get(context, McpNodeHttpServer.Address).port, options, context)
     }
     if (adapter === "web") {
-      const context = yield* Layer.build(McpWebHandler.layer(options).pipe(Layer.provideMerge(mcp)))
+      const web = { remoteAddress: (request: Request) => remoteAddresses.get(request), ...options }
+      const context = yield* Layer.build(McpWebHandler.layer(web).pipe(Layer.provideMerge(mcp)))
       const port = yield* listenOnLoopback(createServer(fetchListener(Context.get(context, McpWebHandler.McpWebHandler))))
       return running(port, options, context)
     }

@@ -1,7 +1,9 @@
 /**
  * The web-standard adapter of the endpoint: a fetch `Request` as an `Incoming` (its body read under the body limit),
  * and a `Reply` as a `Response`, its SSE body a `ReadableStream` fed by the request's own fiber one chunk per `pull`
- * (backpressure), whose `cancel` (the client went away) interrupts that fiber. No node:* module: it runs wherever
+ * (backpressure), whose `cancel` (the client went away) interrupts that fiber. The fiber hands out plain data and
+ * promises only; the `Response` and its stream are made by the caller of `fetch`, in its own request's turn (workerd
+ * forbids touching one request's streams from another's, and a session's fibers serve many requests). No node:* module: it runs wherever
  * fetch's types do (Node, Bun, Deno, workerd, a browser's service worker).
  */
 import { McpError } from "@effect-mcp/schema"
@@ -77,89 +79,132 @@ const initOf = (reply: Reply): ResponseInit => {
 /** The statuses a `Response` refuses any body for. */
 const nullBodyStatus = new Set([101, 204, 205, 304])
 
-/** The answer to a request that failed before its reply: a generic JSON-RPC internal error. */
-const internalError = (): Response =>
-  new Response(Wire.errorBody(null, McpError.codes.InternalError, "Internal error"), {
-    status: 500,
-    headers: { "content-type": "application/json" }
-  })
+/** What an SSE body hands its reader on each pull: a chunk, its end, or its failure. */
+type Pulled =
+  | { readonly _tag: "Chunk"; readonly chunk: Uint8Array }
+  | { readonly _tag: "End" }
+  | { readonly _tag: "Failed"; readonly cause: unknown }
 
-/** The answer to a request interrupted before its reply (the handler is disposed, or the client went away). */
-const unavailable = (): Response => new Response(null, { status: 503 })
+/** An SSE body, pulled one chunk at a time by the `ReadableStream` that `toResponse` makes of it. */
+interface Puller {
+  /** The next chunk, once the endpoint's stream has one (or its end). */
+  readonly pull: () => Promise<Pulled>
+  /** The reader went away: interrupts the request. */
+  readonly cancel: () => void
+}
 
 /**
- * Streams an SSE body into a `ReadableStream` handed to `respond`, in the calling fiber: a chunk is enqueued only
- * while the stream's queue wants more, so a slow client holds the endpoint's stream back; the stream's `cancel`
- * interrupts this fiber, and this fiber's end (or failure, or interruption) closes (or errors) the stream.
+ * An answer of the endpoint as plain data, turned into a `Response` by `toResponse` in the caller of `fetch`: workerd
+ * binds a stream to the request it was made in, and a request's fiber may run in another's turn.
+ */
+export type Answer =
+  | { readonly _tag: "Whole"; readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string | null }
+  | { readonly _tag: "Streamed"; readonly init: ResponseInit; readonly puller: Puller }
+
+/** An answer as a `Response`: an SSE body is a `ReadableStream` that pulls one chunk whenever its reader wants one. */
+export const toResponse = (answer: Answer): Response => {
+  if (answer._tag === "Whole") return new Response(answer.body, { status: answer.status, headers: answer.headers })
+  const { puller } = answer
+  const readable = new ReadableStream<Uint8Array>({
+    pull: (controller) =>
+      puller.pull().then((pulled) => {
+        if (pulled._tag === "Chunk") controller.enqueue(pulled.chunk)
+        else if (pulled._tag === "End") controller.close()
+        else controller.error(pulled.cause)
+      }),
+    cancel: () => puller.cancel()
+  })
+  return new Response(readable, answer.init)
+}
+
+/** The answer to a request that failed before its reply: a generic JSON-RPC internal error. */
+const internalError: Answer = {
+  _tag: "Whole",
+  status: 500,
+  headers: { "content-type": "application/json" },
+  body: Wire.errorBody(null, McpError.codes.InternalError, "Internal error")
+}
+
+/** The answer to a request interrupted before its reply (the handler is disposed, or the client went away). */
+const unavailable: Answer = { _tag: "Whole", status: 503, headers: {}, body: null }
+
+/**
+ * Streams an SSE body to the `Puller` handed to `respond`, in the calling fiber: a chunk goes out only when the reader
+ * pulled, so a slow client holds the endpoint's stream back; `cancel` interrupts this fiber, and this fiber's end
+ * (or failure, or interruption) ends (or breaks) the body.
  */
 const streamed = (
   init: ResponseInit,
   body: Stream.Stream<Uint8Array>,
-  respond: (response: Response) => void
+  respond: (answer: Answer) => void
 ): Effect.Effect<void> =>
   Effect.withFiberRuntime<void>((fiber) => {
     const wanted = Effect.unsafeMakeLatch(false)
-    let cancelled = false
-    let controller: ReadableStreamDefaultController<Uint8Array> | undefined
-    const readable = new ReadableStream<Uint8Array>({
-      start: (c) => {
-        controller = c
-      },
-      pull: () => {
-        wanted.unsafeOpen()
-      },
-      cancel: () => {
-        cancelled = true
-        fiber.unsafeInterruptAsFork(FiberId.none)
+    let waiting: ((pulled: Pulled) => void) | undefined
+    let last: Pulled | undefined
+    const give = (pulled: Pulled) => {
+      const reader = waiting
+      waiting = undefined
+      reader?.(pulled)
+    }
+    respond({
+      _tag: "Streamed",
+      init,
+      puller: {
+        pull: () =>
+          last !== undefined ? Promise.resolve(last) : new Promise<Pulled>((resolve) => {
+            waiting = resolve
+            wanted.unsafeOpen()
+          }),
+        cancel: () => fiber.unsafeInterruptAsFork(FiberId.none)
       }
     })
-    respond(new Response(readable, init))
-    const enqueue = (chunk: Uint8Array) =>
+    const send = (chunk: Uint8Array) =>
       wanted.whenOpen(Effect.sync(() => {
-        controller?.enqueue(chunk)
-        if ((controller?.desiredSize ?? 0) <= 0) wanted.unsafeClose()
+        wanted.unsafeClose()
+        give({ _tag: "Chunk", chunk })
       }))
-    return Stream.runForEach(body, enqueue).pipe(
+    return Stream.runForEach(body, send).pipe(
       Effect.onExit((exit) =>
         Effect.sync(() => {
-          if (cancelled || controller === undefined) return
-          if (Exit.isSuccess(exit)) controller.close()
           // An SSE stream cut short (the handler is disposed, or it failed) ends as a broken connection.
-          else controller.error(Cause.squash(exit.cause))
+          last = Exit.isSuccess(exit) ? { _tag: "End" } : { _tag: "Failed", cause: Cause.squash(exit.cause) }
+          give(last)
         })
       )
     )
   })
 
 /**
- * Serves one request: the endpoint's reply as a `Response` handed to `respond` once known, then (for an SSE reply)
+ * Serves one request: the endpoint's reply as an `Answer` handed to `respond` once known, then (for an SSE reply)
  * its stream, all in the calling fiber. A request that fails before its reply is answered 500 (and logged), one
  * interrupted before it 503.
  */
 export const serve = (
   handle: (request: Incoming) => Effect.Effect<Reply>,
   request: Incoming,
-  respond: (response: Response) => void
+  respond: (answer: Answer) => void
 ): Effect.Effect<void> => {
   let responded = false
-  const once = (response: Response) => {
+  const once = (answer: Answer) => {
     if (responded) return
     responded = true
-    respond(response)
+    respond(answer)
   }
   return Effect.flatMap(handle(request), (reply) => {
-    const init = initOf(reply)
     const body = reply.body
-    if (typeof body === "object") return streamed(init, body, once)
+    if (typeof body === "object") return streamed(initOf(reply), body, once)
+    const headers: Record<string, string> = { ...reply.headers }
+    if (reply.contentType !== undefined) headers["content-type"] = reply.contentType
     // A null-body status (204, 205, 304) takes no body at all, not even an empty one.
-    once(new Response(nullBodyStatus.has(reply.status) ? null : body ?? null, init))
+    once({ _tag: "Whole", status: reply.status, headers, body: nullBodyStatus.has(reply.status) ? null : body ?? null })
     return Effect.void
   }).pipe(
     Effect.onExit((exit) => {
       if (Exit.isSuccess(exit) || responded) return Effect.void
-      if (Cause.isInterruptedOnly(exit.cause)) return Effect.sync(() => once(unavailable()))
+      if (Cause.isInterruptedOnly(exit.cause)) return Effect.sync(() => once(unavailable))
       return Effect.andThen(
-        Effect.sync(() => once(internalError())),
+        Effect.sync(() => once(internalError)),
         Effect.logError("effect-mcp: the HTTP endpoint failed", exit.cause)
       )
     })
