@@ -49,7 +49,10 @@ const write = async (response: Response, res: Http.ServerResponse) => {
   res.end()
 }
 
-/** A fetch handler as a node:http request listener. */
+/** A fetch handler (which may answer at once, as Hono's does) as a node:http request listener. */
 export const fetchListener =
-  (fetch: (request: Request) => Promise<Response>) => (req: Http.IncomingMessage, res: Http.ServerResponse) =>
-    void fetch(toRequest(req, res)).then((response) => write(response, res)).catch(() => res.destroy())
+  (fetch: (request: Request) => Response | Promise<Response>) =>
+  (req: Http.IncomingMessage, res: Http.ServerResponse) =>
+    void Promise.resolve(fetch(toRequest(req, res))).then((response) => write(response, res)).catch(() =>
+      res.destroy()
+    )
