@@ -129,7 +129,9 @@ const theirs = (revision: typeof revisions[number]) =>
       Effect.promise(async () => {
         const client = new V2Client(
           { name: "sdk2-runtimes", version: "2.4.0" },
-          revision === "2026-07-28" ? { versionNegotiation: { mode: "auto" } } : { supportedProtocolVersions: [revision] }
+          revision === "2026-07-28"
+            ? { versionNegotiation: { mode: "auto" } }
+            : { supportedProtocolVersions: [revision] }
         )
         await client.connect(new V2Http(new URL(url)))
         return client
@@ -175,12 +177,17 @@ for (const runtime of runtimes) {
             // A call that waits to be cancelled: the client's timeout cancels it, which reaches the handler (a session's
             // by notifications/cancelled, a stateless one by its closed response), and the endpoint serves on.
             const before = yield* cancellations(client, 0)
-            const cancelled = yield* client.callTool("test_cancellable", {}, { timeout: "300 millis" }).pipe(Effect.flip)
+            const cancelled = yield* client.callTool("test_cancellable", {}, { timeout: "300 millis" }).pipe(
+              Effect.flip
+            )
             expect(cancelled._tag).toBe("RequestTimeout")
             if (revision !== "2026-07-28" || runtime.seesDisconnect) {
               expect(yield* cancellations(client, before + 1)).toBe(before + 1)
             }
-            expect((yield* client.callTool("echo", { text: "after" })).content).toEqual([{ type: "text", text: "after" }])
+            expect((yield* client.callTool("echo", { text: "after" })).content).toEqual([{
+              type: "text",
+              text: "after"
+            }])
           }))
 
         it.scoped(`the official SDK v2 client, ${revision}: tools, echo, a call with progress`, () =>

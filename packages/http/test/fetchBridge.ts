@@ -19,7 +19,7 @@ const toRequest = (req: Http.IncomingMessage, res: Http.ServerResponse): Request
   const headers = new Headers()
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === "string") headers.set(name, value)
-    else if (Array.isArray(value)) for (const v of value) headers.append(name, v)
+    else if (Array.isArray(value)) { for (const v of value) headers.append(name, v) }
   }
   const method = req.method ?? "GET"
   const body = method === "GET" || method === "HEAD" ? undefined : Readable.toWeb(req) as ReadableStream<Uint8Array>
@@ -53,6 +53,4 @@ const write = async (response: Response, res: Http.ServerResponse) => {
 export const fetchListener =
   (fetch: (request: Request) => Response | Promise<Response>) =>
   (req: Http.IncomingMessage, res: Http.ServerResponse) =>
-    void Promise.resolve(fetch(toRequest(req, res))).then((response) => write(response, res)).catch(() =>
-      res.destroy()
-    )
+    void Promise.resolve(fetch(toRequest(req, res))).then((response) => write(response, res)).catch(() => res.destroy())

@@ -124,7 +124,9 @@ export const serve = (
     if (adapter === "web") {
       const web = { remoteAddress: (request: Request) => remoteAddresses.get(request), ...options }
       const context = yield* Layer.build(McpWebHandler.layer(web).pipe(Layer.provideMerge(mcp)))
-      const port = yield* listenOnLoopback(createServer(fetchListener(Context.get(context, McpWebHandler.McpWebHandler))))
+      const port = yield* listenOnLoopback(
+        createServer(fetchListener(Context.get(context, McpWebHandler.McpWebHandler)))
+      )
       return running(port, options, context)
     }
     const platform = McpHttpServer.layer(options).pipe(

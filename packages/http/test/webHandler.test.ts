@@ -16,7 +16,8 @@ import { createServer } from "node:http"
 import { fetchListener } from "./fetchBridge.js"
 import { adapter, connect, info, listenOnLoopback, meta2026, postHeaders, readEvents, tools } from "./helpers.js"
 
-const registry = (hooks: Parameters<typeof tools>[0] = {}) => tools(hooks).pipe(Layer.provideMerge(McpServer.layer(info)))
+const registry = (hooks: Parameters<typeof tools>[0] = {}) =>
+  tools(hooks).pipe(Layer.provideMerge(McpServer.layer(info)))
 
 /** A handler of its own, disposed when the scope closes. */
 const handlerOf = (hooks: Parameters<typeof tools>[0] = {}, options: McpWebHandler.Options = {}) =>
@@ -224,7 +225,9 @@ describe.skipIf(adapter !== "node")("McpWebHandler with Requests straight", () =
         )
       )
       expect(response.status).toBe(200)
-      const body = yield* Effect.promise(() => response.json())
-      expect(body.result.content[0].text).toBe("in Effect")
+      const body = yield* Effect.promise(() =>
+        response.json() as Promise<{ result: { content: Array<{ text: string }> } }>
+      )
+      expect(body.result.content[0]?.text).toBe("in Effect")
     }))
 })

@@ -50,7 +50,9 @@ const readText = (request: Request) => (limit: number): Effect.Effect<string, Bo
     const body = BodyLimit.collector<Uint8Array>(limit)
     return Stream.fromReadableStream({ evaluate: () => stream, onError: (cause) => new BodyUnreadable({ cause }) })
       .pipe(
-        Stream.runForEach((chunk) => BodyLimit.add(body, chunk) ? Effect.void : Effect.fail(new BodyTooLarge({ limit }))),
+        Stream.runForEach((chunk) =>
+          BodyLimit.add(body, chunk) ? Effect.void : Effect.fail(new BodyTooLarge({ limit }))
+        ),
         Effect.flatMap(() =>
           BodyLimit.overLimit(body) ? Effect.fail(new BodyTooLarge({ limit })) : Effect.succeed(decode(body))
         )
@@ -98,7 +100,12 @@ interface Puller {
  * binds a stream to the request it was made in, and a request's fiber may run in another's turn.
  */
 export type Answer =
-  | { readonly _tag: "Whole"; readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string | null }
+  | {
+    readonly _tag: "Whole"
+    readonly status: number
+    readonly headers: Readonly<Record<string, string>>
+    readonly body: string | null
+  }
   | { readonly _tag: "Streamed"; readonly init: ResponseInit; readonly puller: Puller }
 
 /** An answer as a `Response`: an SSE body is a `ReadableStream` that pulls one chunk whenever its reader wants one. */
