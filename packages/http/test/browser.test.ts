@@ -120,7 +120,7 @@ const runPage = (origin: string, mcp: string) =>
     return (yield* Effect.promise(() => handle.jsonValue())) as ReadonlyArray<PageResult>
   })
 
-describe.skipIf(adapter === "platform" || !haveChromium)("McpClient in headless Chromium", () => {
+describe.skipIf(adapter !== "node" || !haveChromium)("McpClient in headless Chromium", () => {
   it.scopedLive(
     "lists tools and calls one with progress across origins, at 2026-07-28 and in a session",
     () =>
