@@ -5,10 +5,11 @@
  */
 import type { Mcp } from "@effect-mcp/schema"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as EventBus from "./EventBus.js"
 import * as Engine from "./internal/engine.js"
 import * as RequestState from "./internal/requestState.js"
 import * as Scoped from "./internal/scoped.js"
@@ -23,10 +24,11 @@ import type {
   ServerStats
 } from "./internal/server/service.js"
 import * as ServerSession from "./internal/server/session.js"
-import * as TaskStore from "./internal/taskStore.js"
 import * as Prompt from "./Prompt.js"
+import * as RequestStateKeys from "./RequestStateKeys.js"
 import type { RequestContext } from "./RequestContext.js"
 import * as Resource from "./Resource.js"
+import * as TaskStore from "./TaskStore.js"
 import * as Tool from "./Tool.js"
 import type * as Transport from "./Transport.js"
 
@@ -125,19 +127,32 @@ class Registry implements McpServerService {
   readonly stats = (): ServerStats => this[RuntimeId].stats()
 }
 
-/** Makes a server registry (its tasks run in the given scope). */
+/**
+ * Makes a server registry (its tasks run in the given scope). Its shared state is what the context holds, else kept
+ * in this process: the `TaskStore` (else in memory, with `options.tasks`), the `RequestStateKeys` (else
+ * `options.requestStateKey`, or a random key) and the `EventBus` to the server's other processes (else none).
+ */
 export const make = (options: Options): Effect.Effect<McpServerService, never, Scope.Scope> =>
-  Effect.map(
-    TaskStore.make({
-      pollInterval: Duration.toMillis(options.tasks?.pollInterval ?? Duration.seconds(1)),
-      maxTtl: Duration.toMillis(options.tasks?.maxTtl ?? Duration.hours(1))
-    }),
-    (tasks) =>
-      new Registry(
-        options,
-        new ServerRuntime(RequestState.make(options.requestStateKey, options.requestStateMaxAge), tasks)
-      )
-  )
+  Effect.gen(function*() {
+    const configuredTasks = yield* Effect.serviceOption(TaskStore.TaskStore)
+    const keys = yield* Effect.serviceOption(RequestStateKeys.RequestStateKeys)
+    const bus = yield* Effect.serviceOption(EventBus.EventBus)
+    const tasks = Option.isSome(configuredTasks)
+      ? configuredTasks.value
+      : yield* TaskStore.makeMemory(options.tasks ?? {})
+    const signer = Option.isSome(keys)
+      ? RequestState.fromKeys(keys.value, options.requestStateMaxAge)
+      : RequestState.make(options.requestStateKey, options.requestStateMaxAge)
+    const shared = Option.isSome(bus) || Option.isSome(configuredTasks)
+    const runtime = new ServerRuntime(
+      signer,
+      tasks,
+      Option.getOrUndefined(bus),
+      shared ? globalThis.crypto.randomUUID() : ""
+    )
+    yield* runtime.joinBus()
+    return new Registry(options, runtime)
+  })
 
 /** A server registry as a Layer. */
 export const layer = (options: Options): Layer.Layer<McpServer> => Layer.scoped(McpServer, make(options))

@@ -8,6 +8,9 @@ export * as ClientHandlers from "./ClientHandlers.js"
 /** Typed elicitation: a form as an Effect Schema, the answer decoded into its type. */
 export * as Elicitation from "./Elicitation.js"
 
+/** The event bus of a server that runs as several processes. */
+export * as EventBus from "./EventBus.js"
+
 /** Local errors. */
 export * as Errors from "./Errors.js"
 
@@ -35,8 +38,14 @@ export * as Prompt from "./Prompt.js"
 /** The context of a request inside a handler. */
 export * as RequestContext from "./RequestContext.js"
 
+/** The keys that sign multi-round-trip request states, and their rotation. */
+export * as RequestStateKeys from "./RequestStateKeys.js"
+
 /** Resource and template definitions. */
 export * as Resource from "./Resource.js"
+
+/** The task store of a server. */
+export * as TaskStore from "./TaskStore.js"
 
 /** Tool definitions. */
 export * as Tool from "./Tool.js"

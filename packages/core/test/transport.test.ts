@@ -208,7 +208,7 @@ describe("services as values", () => {
       // internal/server/runtime.ts): the same task store and hubs.
       const copy: McpServer.McpServerService = { ...registry, notifyResourceUpdated: () => Effect.void }
       expect(copy[RuntimeId]).toBe(registry[RuntimeId])
-      expect(copy[RuntimeId].tasks.size()).toBe(0)
+      expect(yield* copy[RuntimeId].tasks.list(copy[RuntimeId].nextTaskOwner())).toEqual([])
       const changes = yield* copy[RuntimeId].subscribeChanges()
       yield* addTool({ ...tools()[0]!, descriptor: { ...tools()[0]!.descriptor, name: "echo2" } })
       expect(copy.tools().map((t) => t.descriptor.name)).toEqual(["echo", "echo2"])

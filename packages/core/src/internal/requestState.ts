@@ -4,9 +4,11 @@
  * with HMAC-SHA256, so the server keeps no memory between attempts, and a tampered state, or one
  * older than the maximum age, is refused.
  */
+import { McpError } from "@effect-mcp/schema"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as RequestStateKeys from "../RequestStateKeys.js"
 
 /** What a request state carries. */
 export interface State {
@@ -39,15 +41,69 @@ const fromBase64Url = (text: string): Uint8Array | undefined => {
 /** How long a request state is accepted after it was issued, by default. */
 export const defaultMaxAge: Duration.Duration = Duration.minutes(10)
 
-/** A signer and verifier of request states under one key. */
+/** A signer and verifier of request states. */
 export interface Signer {
   /** Seals a state, stamped with the current time. */
-  readonly sign: (state: State) => Effect.Effect<string>
-  /** Opens a sealed state: undefined when it was not issued under this key, is malformed, or is too old. */
-  readonly verify: (token: string) => Effect.Effect<State | undefined>
+  readonly sign: (state: State) => Effect.Effect<string, McpError.McpError>
+  /** Opens a sealed state: undefined when it was not issued under an accepted key, is malformed, or is too old. */
+  readonly verify: (token: string) => Effect.Effect<State | undefined, McpError.McpError>
 }
 
 type Key = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
+
+const importKey = (secret: Uint8Array): Promise<Key> =>
+  globalThis.crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"])
+
+/** A state sealed under a key: its payload and its MAC, each in Base64url. */
+const seal = async (key: Key, state: State, issuedAt: number): Promise<string> => {
+  const payload = encoder.encode(JSON.stringify([state.method, state.target, state.answers, issuedAt]))
+  const mac = new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", key, payload))
+  return `${toBase64Url(payload)}.${toBase64Url(mac)}`
+}
+
+/** A sealed token split into its payload and MAC; undefined when it is not two Base64url parts. */
+const split = (token: string): { readonly payload: Uint8Array; readonly mac: Uint8Array } | undefined => {
+  const [p, m, extra] = token.split(".")
+  if (p === undefined || m === undefined || extra !== undefined) return undefined
+  const payload = fromBase64Url(p)
+  const mac = fromBase64Url(m)
+  return payload === undefined || mac === undefined ? undefined : { payload, mac }
+}
+
+/** The state a verified payload carries, and the time it was issued. */
+const parse = (payload: Uint8Array): { readonly state: State; readonly issuedAt: number } | undefined => {
+  try {
+    const [method, target, answers, issuedAt] = JSON.parse(decoder.decode(payload)) as [
+      string,
+      string,
+      Record<string, unknown>,
+      unknown
+    ]
+    // A state sealed before states carried their issue time (under a configured key) has no age: refused.
+    if (typeof issuedAt !== "number") return undefined
+    return { state: { method, target, answers }, issuedAt }
+  } catch {
+    return undefined
+  }
+}
+
+type Opened = { readonly state: State; readonly issuedAt: number } | undefined
+
+/** The state of an opened token, when it is not older than the maximum age. */
+const fresh = (maxAgeMs: number) => (opened: Opened): Effect.Effect<State | undefined> =>
+  opened === undefined
+    ? Effect.succeed(undefined)
+    : Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const age = now - opened.issuedAt
+      return age <= maxAgeMs
+        ? Effect.succeed(opened.state)
+        : Effect.as(
+          Effect.logDebug(
+            `effect-mcp: refused a requestState issued ${age} ms ago (requestStateMaxAge: ${maxAgeMs} ms)`
+          ),
+          undefined
+        )
+    })
 
 /**
  * A signer whose key is imported, from the configured secret or else from random bytes, on first use: a server that
@@ -59,69 +115,91 @@ class HmacSigner implements Signer {
   constructor(private readonly secret: string | Uint8Array | undefined, private readonly maxAgeMs: number) {}
 
   #cryptoKey(): Promise<Key> {
-    return (this.#key ??= globalThis.crypto.subtle.importKey(
-      "raw",
+    return (this.#key ??= importKey(
       this.secret === undefined
         ? globalThis.crypto.getRandomValues(new Uint8Array(32))
         : typeof this.secret === "string"
         ? encoder.encode(this.secret)
-        : this.secret,
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign", "verify"]
+        : this.secret
     ))
   }
 
   sign(state: State): Effect.Effect<string> {
-    return Effect.flatMap(Clock.currentTimeMillis, (issuedAt) =>
-      Effect.promise(async () => {
-        const payload = encoder.encode(JSON.stringify([state.method, state.target, state.answers, issuedAt]))
-        const mac = new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", await this.#cryptoKey(), payload))
-        return `${toBase64Url(payload)}.${toBase64Url(mac)}`
-      }))
+    return Effect.flatMap(
+      Clock.currentTimeMillis,
+      (issuedAt) => Effect.promise(async () => seal(await this.#cryptoKey(), state, issuedAt))
+    )
   }
 
   verify(token: string): Effect.Effect<State | undefined> {
-    return Effect.flatMap(this.#open(token), (opened) =>
-      opened === undefined
-        ? Effect.succeed(undefined)
-        : Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const age = now - opened.issuedAt
-          return age <= this.maxAgeMs
-            ? Effect.succeed(opened.state)
-            : Effect.as(
-              Effect.logDebug(
-                `effect-mcp: refused a requestState issued ${age} ms ago (requestStateMaxAge: ${this.maxAgeMs} ms)`
-              ),
-              undefined
-            )
-        }))
+    return Effect.flatMap(
+      Effect.promise(async (): Promise<Opened> => {
+        const parts = split(token)
+        if (parts === undefined) return undefined
+        const ok = await globalThis.crypto.subtle.verify("HMAC", await this.#cryptoKey(), parts.mac, parts.payload)
+        return ok ? parse(parts.payload) : undefined
+      }),
+      fresh(this.maxAgeMs)
+    )
+  }
+}
+
+const keysUnavailable = (error: RequestStateKeys.RequestStateKeyError) =>
+  Effect.zipRight(
+    Effect.logWarning("effect-mcp: the requestState keys are unavailable", error),
+    Effect.fail(new McpError.InternalError({ message: "The requestState keys are unavailable; retry later" }))
+  )
+
+/**
+ * A signer over a key ring (`RequestStateKeys`): it signs with the ring's current key and accepts a state signed with
+ * any key of the ring. Imported keys are kept by id while their key is in the ring.
+ */
+class RingSigner implements Signer {
+  readonly #imported = new Map<string, { readonly secret: Uint8Array; readonly key: Promise<Key> }>()
+
+  constructor(private readonly keys: RequestStateKeys.RequestStateKeysService, private readonly maxAgeMs: number) {}
+
+  #cryptoKey(key: RequestStateKeys.Key): Promise<Key> {
+    const known = this.#imported.get(key.id)
+    if (known !== undefined && known.secret === key.secret) return known.key
+    const imported = importKey(key.secret)
+    this.#imported.set(key.id, { secret: key.secret, key: imported })
+    return imported
   }
 
-  /** The state and the time it was issued, when the token was issued under this key and is well formed. */
-  #open(token: string): Effect.Effect<{ readonly state: State; readonly issuedAt: number } | undefined> {
-    return Effect.promise(async () => {
-      const [p, m, extra] = token.split(".")
-      if (p === undefined || m === undefined || extra !== undefined) return undefined
-      const payload = fromBase64Url(p)
-      const mac = fromBase64Url(m)
-      if (payload === undefined || mac === undefined) return undefined
-      const ok = await globalThis.crypto.subtle.verify("HMAC", await this.#cryptoKey(), mac, payload)
-      if (!ok) return undefined
-      try {
-        const [method, target, answers, issuedAt] = JSON.parse(decoder.decode(payload)) as [
-          string,
-          string,
-          Record<string, unknown>,
-          unknown
-        ]
-        // A state sealed before states carried their issue time (under a configured key) has no age: refused.
-        if (typeof issuedAt !== "number") return undefined
-        return { state: { method, target, answers }, issuedAt }
-      } catch {
-        return undefined
+  #ring(): Effect.Effect<RequestStateKeys.KeyRing, McpError.McpError> {
+    return Effect.map(Effect.catchAll(this.keys.keyRing, keysUnavailable), (ring) => {
+      if (this.#imported.size > ring.accepted.length) {
+        for (const id of this.#imported.keys()) if (!ring.accepted.some((k) => k.id === id)) this.#imported.delete(id)
       }
+      return ring
     })
+  }
+
+  sign(state: State): Effect.Effect<string, McpError.McpError> {
+    return Effect.flatMap(this.#ring(), (ring) =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (issuedAt) => Effect.promise(async () => seal(await this.#cryptoKey(ring.current), state, issuedAt))
+      ))
+  }
+
+  verify(token: string): Effect.Effect<State | undefined, McpError.McpError> {
+    return Effect.flatMap(this.#ring(), (ring) =>
+      Effect.flatMap(
+        Effect.promise(async (): Promise<Opened> => {
+          const parts = split(token)
+          if (parts === undefined) return undefined
+          for (const key of ring.accepted) {
+            const cryptoKey = await this.#cryptoKey(key)
+            if (await globalThis.crypto.subtle.verify("HMAC", cryptoKey, parts.mac, parts.payload)) {
+              return parse(parts.payload)
+            }
+          }
+          return undefined
+        }),
+        fresh(this.maxAgeMs)
+      ))
   }
 }
 
@@ -131,3 +209,9 @@ class HmacSigner implements Signer {
  */
 export const make = (secret: string | Uint8Array | undefined, maxAge?: Duration.DurationInput): Signer =>
   new HmacSigner(secret, Duration.toMillis(maxAge ?? defaultMaxAge))
+
+/** Makes a signer over a key ring, with the longest a state is accepted after it was issued (default 10 minutes). */
+export const fromKeys = (
+  keys: RequestStateKeys.RequestStateKeysService,
+  maxAge?: Duration.DurationInput
+): Signer => new RingSigner(keys, Duration.toMillis(maxAge ?? defaultMaxAge))

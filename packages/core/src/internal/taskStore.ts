@@ -1,5 +1,5 @@
 /**
- * The server's task store: every task of every connection, owned by the server's scope rather than
+ * The in-memory task store (`TaskStore.makeMemory`, the default): every task of every connection, owned by the server's scope rather than
  * the connection that created it, so that a 2026-07-28 task (created by one stateless request and
  * polled by later ones, each on its own connection) outlives its request. Each task belongs to an
  * owner (a handshake session, or the authenticated client of stateless requests): only its owner
@@ -16,60 +16,22 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import * as Scope from "effect/Scope"
-
-/** How a settled task ended: its tool result, or the error of its call. */
-export type Outcome = Exit.Exit<Mcp.CallToolResult, McpError.McpError>
+import type * as TaskStore from "../TaskStore.js"
 
 /** One task: its wire state (updated as it runs), its owner, and its outcome once settled. */
-export interface TaskEntry {
+interface TaskEntry {
   task: Mcp.Task
   readonly owner: string
-  readonly outcome: Deferred.Deferred<Outcome>
+  readonly outcome: Deferred.Deferred<TaskStore.Outcome>
+  readonly onStatus: TaskStore.StartOptions["onStatus"]
 }
 
-/** What the store needs to start a task. */
-export interface StartOptions {
-  /** Who may see the task. */
-  readonly owner: string
-  /** The ttl the client asked for (ms), capped by the store's maximum. */
-  readonly ttl: number | undefined
-  /** Told of every status change (the handshake eras send `notifications/tasks/status`). */
-  readonly onStatus: (task: Mcp.Task) => Effect.Effect<void>
-}
-
-/** The server-wide task store. */
-export interface TaskStore {
-  /** Starts the tool call as a task in the server's scope and answers its initial state at once. */
-  readonly start: (run: Effect.Effect<Mcp.CallToolResult, McpError.McpError>, options: StartOptions) => Effect.Effect<
-    Mcp.Task
-  >
-  /** The owner's task by id (unknown ids and other owners' tasks are the same invalid-params error). */
-  readonly find: (owner: string, taskId: string) => Effect.Effect<TaskEntry, McpError.McpError>
-  /** Cancels a running task: its handler is interrupted and its status becomes `cancelled`. */
-  readonly cancel: (entry: TaskEntry, statusMessage: string) => Effect.Effect<Mcp.Task, McpError.McpError>
-  /** The owner's tasks, oldest first. */
-  readonly list: (owner: string) => ReadonlyArray<Mcp.Task>
-  /** Cancels and forgets every task of an owner (a session that ended). */
-  readonly release: (owner: string) => Effect.Effect<void>
-  /** How many tasks the store holds (for tests and metrics). */
-  readonly size: () => number
-}
-
-/** Whether a status is final. */
-export const terminal = (status: Mcp.TaskStatus): boolean =>
+const terminal = (status: Mcp.TaskStatus): boolean =>
   status === "completed" || status === "failed" || status === "cancelled"
 
 const invalidParams = (message: string) => new McpError.InvalidParams({ message })
 
 const iso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
-
-/** Settings of a task store. */
-export interface Options {
-  /** The poll interval suggested to clients (ms). */
-  readonly pollInterval: number
-  /** The longest a settled task is kept, and the ttl of tasks that asked for none (ms). */
-  readonly maxTtl: number
-}
 
 const running = (taskId: string) => `run ${taskId}`
 const expiry = (taskId: string) => `expiry ${taskId}`
@@ -78,12 +40,14 @@ const expiry = (taskId: string) => `expiry ${taskId}`
  * The store: its state as fields and its operations on the prototype, with its map of tasks and the map of their
  * fibers made with the first task, so that a server that runs no task pays for a few fields.
  */
-class Store implements TaskStore {
+class Store implements TaskStore.TaskStoreService {
   #entries: Map<string, TaskEntry> | undefined
   #fibers: FiberMap.FiberMap<string> | undefined
-  #onStatus: WeakMap<TaskEntry, StartOptions["onStatus"]> | undefined
 
-  constructor(private readonly options: Options, private readonly scope: Scope.Scope) {}
+  constructor(
+    private readonly options: { readonly pollInterval: number; readonly maxTtl: number },
+    private readonly scope: Scope.Scope
+  ) {}
 
   get #tasks(): Map<string, TaskEntry> {
     return (this.#entries ??= new Map())
@@ -100,7 +64,7 @@ class Store implements TaskStore {
       : Effect.map(Scope.extend(FiberMap.make<string>(), this.scope), (made) => (this.#fibers ??= made))
   }
 
-  #update(entry: TaskEntry, status: Mcp.TaskStatus, onStatus: StartOptions["onStatus"], message?: string) {
+  #update(entry: TaskEntry, status: Mcp.TaskStatus, message?: string) {
     return Effect.flatMap(iso, (at) => {
       if (terminal(entry.task.status)) return Effect.void
       const { statusMessage: _previous, ...rest } = entry.task
@@ -110,7 +74,7 @@ class Store implements TaskStore {
         lastUpdatedAt: at,
         ...(message === undefined ? {} : { statusMessage: message })
       }
-      return onStatus(entry.task)
+      return entry.onStatus(entry.task)
     })
   }
 
@@ -143,7 +107,7 @@ class Store implements TaskStore {
 
   start(
     run: Effect.Effect<Mcp.CallToolResult, McpError.McpError>,
-    { onStatus, owner, ttl }: StartOptions
+    { onStatus, owner, ttl }: TaskStore.StartOptions
   ): Effect.Effect<Mcp.Task> {
     const store = this
     const { maxTtl, pollInterval } = this.options
@@ -160,10 +124,10 @@ class Store implements TaskStore {
           pollInterval
         },
         owner,
-        outcome: yield* Deferred.make<Outcome>()
+        outcome: yield* Deferred.make<TaskStore.Outcome>(),
+        onStatus
       }
       store.#tasks.set(taskId, entry)
-      ;(store.#onStatus ??= new WeakMap()).set(entry, onStatus)
       const settle = (exit: Exit.Exit<Mcp.CallToolResult, McpError.McpError>) =>
         Effect.gen(function*() {
           const status: Mcp.TaskStatus = Exit.isSuccess(exit)
@@ -175,10 +139,10 @@ class Store implements TaskStore {
           if (Exit.isFailure(exit) && Cause.isDie(exit.cause)) {
             yield* Effect.logError("effect-mcp: a task's tool call died", exit.cause)
           }
-          const outcome: Outcome = Exit.isFailure(exit) && Cause.isDie(exit.cause)
+          const outcome: TaskStore.Outcome = Exit.isFailure(exit) && Cause.isDie(exit.cause)
             ? Exit.fail(new McpError.InternalError({ message: "Internal error" }))
             : exit
-          yield* store.#update(entry, status, onStatus)
+          yield* store.#update(entry, status)
           yield* Deferred.succeed(entry.outcome, outcome)
           if (store.#entries?.get(taskId) === entry) yield* store.#expire(entry)
         })
@@ -187,29 +151,40 @@ class Store implements TaskStore {
     })
   }
 
-  find(owner: string, taskId: string): Effect.Effect<TaskEntry, McpError.McpError> {
+  #find(owner: string, taskId: string): Effect.Effect<TaskEntry, McpError.McpError> {
     const entry = this.#entries?.get(taskId)
     return entry === undefined || entry.owner !== owner
       ? Effect.fail(invalidParams(`Unknown task: ${taskId}`))
       : Effect.succeed(entry)
   }
 
-  cancel(entry: TaskEntry, statusMessage: string): Effect.Effect<Mcp.Task, McpError.McpError> {
+  get(owner: string, taskId: string): Effect.Effect<Mcp.Task, McpError.McpError> {
+    return Effect.map(this.#find(owner, taskId), (entry) => entry.task)
+  }
+
+  outcome(owner: string, taskId: string): Effect.Effect<TaskStore.Outcome, McpError.McpError> {
+    return Effect.flatMap(this.#find(owner, taskId), (entry) => Deferred.await(entry.outcome))
+  }
+
+  cancel(owner: string, taskId: string, statusMessage: string): Effect.Effect<Mcp.Task, McpError.McpError> {
     const store = this
     return Effect.gen(function*() {
+      const entry = yield* store.#find(owner, taskId)
       if (terminal(entry.task.status)) {
         return yield* invalidParams(`Task ${entry.task.taskId} is already ${entry.task.status}`)
       }
-      yield* store.#update(entry, "cancelled", store.#onStatus?.get(entry) ?? (() => Effect.void), statusMessage)
+      yield* store.#update(entry, "cancelled", statusMessage)
       yield* FiberMap.remove(yield* store.#fiberMap(), running(entry.task.taskId))
       return entry.task
     })
   }
 
-  list(owner: string): ReadonlyArray<Mcp.Task> {
-    return this.#entries === undefined
-      ? []
-      : [...this.#entries.values()].filter((e) => e.owner === owner).map((e) => e.task)
+  list(owner: string): Effect.Effect<ReadonlyArray<Mcp.Task>> {
+    return Effect.sync(() =>
+      this.#entries === undefined
+        ? []
+        : [...this.#entries.values()].filter((e) => e.owner === owner).map((e) => e.task)
+    )
   }
 
   release(owner: string): Effect.Effect<void> {
@@ -229,10 +204,10 @@ class Store implements TaskStore {
   }
 }
 
-/** Makes a task store whose task fibers live in the current scope. */
-export const make = (options: Options): Effect.Effect<TaskStore, never, Scope.Scope> =>
-  Effect.map(Effect.scope, (scope) => new Store(options, scope))
-
-/** The owner of stateless requests' tasks: the authenticated client, or everyone when there is no authentication. */
-export const statelessOwner = (auth: { readonly clientId?: string; readonly token: string } | undefined): string =>
-  auth === undefined ? "anonymous" : `client:${auth.clientId ?? auth.token}`
+/** Makes an in-memory task store whose task fibers live in the current scope. */
+export const make = (options: TaskStore.Options): Effect.Effect<Store, never, Scope.Scope> =>
+  Effect.map(Effect.scope, (scope) =>
+    new Store({
+      pollInterval: Duration.toMillis(options.pollInterval ?? Duration.seconds(1)),
+      maxTtl: Duration.toMillis(options.maxTtl ?? Duration.hours(1))
+    }, scope))

@@ -6,13 +6,12 @@
  */
 import { type Mcp, McpError, Revision } from "@effect-mcp/schema"
 import * as Cause from "effect/Cause"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import type * as RequestContext from "../../RequestContext.js"
 import type { RequestContextImpl } from "../requestContextImpl.js"
-import * as TaskStore from "../taskStore.js"
+import * as TaskStore from "../../TaskStore.js"
 import type { Handler } from "./handler.js"
 import { invalidParams, metaKeys, record } from "./meta.js"
 import type { SessionState } from "./state.js"
@@ -27,7 +26,7 @@ export const startTask = (
   run: Effect.Effect<Mcp.CallToolResult, McpError.McpError>,
   ctx: RequestContext.RequestContextService,
   ttl: number | undefined
-): Effect.Effect<Mcp.Task> => {
+): Effect.Effect<Mcp.Task, McpError.McpError> => {
   const rev = ctx.revision
   return session.runtime.tasks.start(run, {
     owner: ownerOf(session, ctx),
@@ -37,28 +36,29 @@ export const startTask = (
   })
 }
 
-const findTask = (session: SessionState, params: { readonly taskId: string }, ctx: RequestContextImpl) =>
-  session.runtime.tasks.find(ownerOf(session, ctx), params.taskId)
+const getTask = (session: SessionState, params: { readonly taskId: string }, ctx: RequestContextImpl) =>
+  session.runtime.tasks.get(ownerOf(session, ctx), params.taskId)
 
 const withRelated = (result: Mcp.CallToolResult, taskId: string): Mcp.CallToolResult => ({
   ...result,
   _meta: { ...record(result._meta), [metaKeys.relatedTask]: { taskId } }
 })
 
-/** The outcome of a settled task, as a result or its error. */
-const outcomeOf = (entry: TaskStore.TaskEntry): Effect.Effect<Mcp.CallToolResult, McpError.McpError> =>
-  Effect.flatMap(Deferred.await(entry.outcome), (exit) =>
+/** The outcome of a task once it has settled, as a result or its error. */
+const outcomeOf = (
+  session: SessionState,
+  taskId: string,
+  ctx: RequestContextImpl
+): Effect.Effect<Mcp.CallToolResult, McpError.McpError> =>
+  Effect.flatMap(session.runtime.tasks.outcome(ownerOf(session, ctx), taskId), (exit) =>
     Exit.isSuccess(exit)
-      ? Effect.succeed(withRelated(exit.value, entry.task.taskId))
+      ? Effect.succeed(withRelated(exit.value, taskId))
       : Exit.isInterrupted(exit) || Cause.isInterruptedOnly(exit.cause)
-      ? Effect.fail(invalidParams(`Task ${entry.task.taskId} was cancelled`))
+      ? Effect.fail(invalidParams(`Task ${taskId} was cancelled`))
       : Effect.failCause(exit.cause))
 
 const cancelTask = (session: SessionState, params: { readonly taskId: string }, ctx: RequestContextImpl) =>
-  Effect.flatMap(
-    findTask(session, params, ctx),
-    (entry) => session.runtime.tasks.cancel(entry, "Cancelled by the client")
-  )
+  session.runtime.tasks.cancel(ownerOf(session, ctx), params.taskId, "Cancelled by the client")
 
 /** The task methods of the method table (2025-11-25 on), but `tasks/list`. */
 export const taskHandlers: {
@@ -66,8 +66,8 @@ export const taskHandlers: {
   readonly "tasks/result": Handler<"tasks/result">
   readonly "tasks/cancel": Handler<"tasks/cancel">
 } = {
-  "tasks/get": (session, params, ctx) => Effect.map(findTask(session, params, ctx), (entry) => entry.task),
-  "tasks/result": (session, params, ctx) => Effect.flatMap(findTask(session, params, ctx), outcomeOf),
+  "tasks/get": getTask,
+  "tasks/result": (session, params, ctx) => outcomeOf(session, params.taskId, ctx),
   "tasks/cancel": cancelTask
 }
 
@@ -82,17 +82,17 @@ export type ExtensionHandler = (
 export const extensionHandlers: Readonly<Record<string, ExtensionHandler>> = {
   "tasks/get": (session, params, ctx) =>
     Effect.gen(function*() {
-      const entry = yield* findTask(session, params, ctx)
-      if (!TaskStore.terminal(entry.task.status) || entry.task.status === "cancelled") return entry.task
-      const outcome = yield* Effect.either(outcomeOf(entry))
+      const task = yield* getTask(session, params, ctx)
+      if (!TaskStore.terminal(task.status) || task.status === "cancelled") return task
+      const outcome = yield* Effect.either(outcomeOf(session, task.taskId, ctx))
       return Either.isRight(outcome)
-        ? { ...entry.task, result: outcome.right }
-        : { ...entry.task, error: McpError.toWire(outcome.left, ctx.revision) }
+        ? { ...task, result: outcome.right }
+        : { ...task, error: McpError.toWire(outcome.left, ctx.revision) }
     }),
   "tasks/update": (session, params, ctx) =>
     Effect.flatMap(
-      findTask(session, params, ctx),
-      (entry) => Effect.fail(invalidParams(`Task ${entry.task.taskId} is ${entry.task.status}, not waiting for input`))
+      getTask(session, params, ctx),
+      (task) => Effect.fail(invalidParams(`Task ${task.taskId} is ${task.status}, not waiting for input`))
     ),
   "tasks/cancel": cancelTask
 }
