@@ -5,6 +5,7 @@
  * in-memory, bounded store is included.
  */
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -16,14 +17,32 @@ export interface StoredEvent {
   readonly message: unknown
 }
 
+/**
+ * The store could not be reached. A message it could not keep is still sent live (it is only not replayable); a
+ * resumption it cannot read is answered 503.
+ */
+export class EventStoreError extends Data.TaggedError("EventStoreError")<{
+  readonly reason: string
+  readonly cause?: unknown
+}> {}
+
 /** Where events are kept, by session and stream. */
 export interface EventStoreService {
   /** Appends a message to a stream of a session. */
-  readonly append: (sessionId: string, streamId: string, seq: number, message: unknown) => Effect.Effect<void>
+  readonly append: (
+    sessionId: string,
+    streamId: string,
+    seq: number,
+    message: unknown
+  ) => Effect.Effect<void, EventStoreError>
   /** The events of a session's stream after `seq`, oldest first (empty when none are known). */
-  readonly after: (sessionId: string, streamId: string, seq: number) => Effect.Effect<ReadonlyArray<StoredEvent>>
+  readonly after: (
+    sessionId: string,
+    streamId: string,
+    seq: number
+  ) => Effect.Effect<ReadonlyArray<StoredEvent>, EventStoreError>
   /** Forgets everything of a session (called when the session ends). */
-  readonly forget: (sessionId: string) => Effect.Effect<void>
+  readonly forget: (sessionId: string) => Effect.Effect<void, EventStoreError>
 }
 
 /** The event store resumable streams use; without one, streams are not resumable. */

@@ -176,7 +176,12 @@ export const make = (deps: Deps): Handshake => {
       let replay: ReadonlyArray<EventStore.StoredEvent> = []
       if (parsed !== null && store !== undefined) {
         const key = parsed[1]!
-        replay = yield* store.after(s.id, key, Number(parsed[2]))
+        const stored = yield* Effect.either(store.after(s.id, key, Number(parsed[2])))
+        if (Either.isLeft(stored)) {
+          yield* Effect.logWarning("effect-mcp: the event store could not replay a stream", stored.left)
+          return Replies.eventStoreUnavailable
+        }
+        replay = stored.right
         const live = key === "g" ? s.standalone : s.streams.get(key)
         // A POST stream that has ended: replay what the client missed, then end.
         target = live !== undefined ? live : yield* Outbox.makeEnded(key)

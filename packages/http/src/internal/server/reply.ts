@@ -69,3 +69,10 @@ export const sessionNotFound = (headers: Record<string, string> = {}): Reply =>
 /** 405, naming the methods the path allows. */
 export const methodNotAllowed = (message: string, allow: string): Reply =>
   error(405, McpError.serverError(message), { allow })
+
+/** 503: the event store cannot replay the stream the client asked to resume (it may retry). */
+export const eventStoreUnavailable: Reply = error(
+  503,
+  new McpError.InternalError({ message: "The event store is unavailable; retry later" }),
+  { "retry-after": "1" }
+)

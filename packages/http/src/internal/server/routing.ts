@@ -64,7 +64,11 @@ export const make = (mode: AnswerForm, store: EventStore.EventStoreService | und
     Effect.gen(function*() {
       const seq = Outbox.nextSeq(target)
       if (store !== undefined && !answeredAsJson(s, target, seq, final)) {
-        yield* store.append(s.id, target.key, seq, message)
+        // A message the store cannot keep still goes out live; it only cannot be replayed.
+        yield* Effect.catchAll(
+          store.append(s.id, target.key, seq, message),
+          (error) => Effect.logWarning("effect-mcp: the event store could not keep a message", error)
+        )
       }
       if (final && !Outbox.isAttached(target)) s.streams.delete(target.key)
       yield* Outbox.offer(target, { seq, message, final })

@@ -72,7 +72,12 @@ export const make = (deps: Deps): Effect.Effect<Sessions, never, Scope.Scope> =>
           yield* Scope.close(s.scope, Exit.void)
           for (const stream of [...s.streams.values()]) yield* routing.endStream(s, stream)
           yield* Outbox.evict(s.standalone)
-          if (store !== undefined) yield* store.forget(s.id)
+          if (store !== undefined) {
+            yield* Effect.catchAll(
+              store.forget(s.id),
+              (error) => Effect.logWarning("effect-mcp: the event store could not forget a session", error)
+            )
+          }
         })
       })
 
