@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
-const packages = ["schema", "core", "http", "auth", "node", "host", "ai", "cli"]
+const packages = ["schema", "core", "http", "auth", "node", "host", "ai", "redis", "cli"]
 
 /** Vitest settings every package shares: sources resolved from src/, so tests never see a stale dist/. */
 export const shared = (name: string) =>

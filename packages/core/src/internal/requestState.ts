@@ -144,6 +144,13 @@ class HmacSigner implements Signer {
   }
 }
 
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
 const keysUnavailable = (error: RequestStateKeys.RequestStateKeyError) =>
   Effect.zipRight(
     Effect.logWarning("effect-mcp: the requestState keys are unavailable", error),
@@ -161,7 +168,7 @@ class RingSigner implements Signer {
 
   #cryptoKey(key: RequestStateKeys.Key): Promise<Key> {
     const known = this.#imported.get(key.id)
-    if (known !== undefined && known.secret === key.secret) return known.key
+    if (known !== undefined && sameBytes(known.secret, key.secret)) return known.key
     const imported = importKey(key.secret)
     this.#imported.set(key.id, { secret: key.secret, key: imported })
     return imported
