@@ -76,7 +76,8 @@ export const makeMemory = (options: Options = {}): Effect.Effect<TaskStoreServic
   Memory.make(options)
 
 /** An in-memory task store as a Layer (the default of `McpServer.make`, which takes its settings from its options). */
-export const layerMemory = (options: Options = {}): Layer.Layer<TaskStore> => Layer.scoped(TaskStore, makeMemory(options))
+export const layerMemory = (options: Options = {}): Layer.Layer<TaskStore> =>
+  Layer.scoped(TaskStore, makeMemory(options))
 
 /** The owner of stateless requests' tasks: the authenticated client, or everyone when there is no authentication. */
 export const statelessOwner = (auth: { readonly clientId?: string; readonly token: string } | undefined): string =>

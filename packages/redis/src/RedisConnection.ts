@@ -80,7 +80,13 @@ export const make = (options: Options): Effect.Effect<RedisConnectionService, Re
     const subscriber = clientOf(options.url)
     const resubscribe: Array<() => Promise<unknown>> = []
     yield* supervise(commands, "commands", reconnect, connectTimeout, () => Promise.resolve())
-    yield* supervise(subscriber, "subscriber", reconnect, connectTimeout, () => Promise.all(resubscribe.map((f) => f())))
+    yield* supervise(
+      subscriber,
+      "subscriber",
+      reconnect,
+      connectTimeout,
+      () => Promise.all(resubscribe.map((f) => f()))
+    )
     return {
       prefix: options.prefix ?? "effect-mcp:",
       run: <A>(command: (client: Redis) => Promise<A>) =>
@@ -90,7 +96,8 @@ export const make = (options: Options): Effect.Effect<RedisConnectionService, Re
         }).pipe(
           Effect.timeoutFail({
             duration: commandTimeout,
-            onTimeout: () => new RedisError({ reason: `Redis did not answer within ${Duration.format(commandTimeout)}` })
+            onTimeout: () =>
+              new RedisError({ reason: `Redis did not answer within ${Duration.format(commandTimeout)}` })
           })
         ),
       subscriber,

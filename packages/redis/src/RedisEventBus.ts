@@ -37,8 +37,7 @@ export const make = (connection: RedisConnectionService): Effect.Effect<EventBus
         return Effect.as(
           Effect.catchAll(
             Effect.tryPromise(() => connection.subscriber.subscribe(channel)),
-            (error) =>
-              Effect.logWarning(`effect-mcp: subscribing to ${channel} waits for Redis to come back`, error)
+            (error) => Effect.logWarning(`effect-mcp: subscribing to ${channel} waits for Redis to come back`, error)
           ),
           made
         )

@@ -74,7 +74,12 @@ export const make = (connection: RedisConnectionService, options: Options = {}):
       Effect.mapError(
         Effect.flatMap(connection.run((client) => client.smembers(sessionKey(sessionId))), (streams) =>
           connection.run((client) =>
-            client.del(sessionKey(sessionId), ...streams.map((streamId) => streamKey(sessionId, streamId)))
+            client.del(
+              sessionKey(sessionId),
+              ...streams.map((streamId) =>
+                streamKey(sessionId, streamId)
+              )
+            )
           )),
         storeError
       )

@@ -50,25 +50,30 @@ export const make = (
   const key = `${connection.prefix}requestState:keys`
   const every = options.rotateEvery === undefined ? 0 : Duration.toMillis(options.rotateEvery)
   return {
-    keyRing: Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      connection.run((client) =>
-        client.eval(ringScript, 1, key, String(now), String(every), toBase64(RequestStateKeys.randomSecret()))
-      ).pipe(
-        Effect.mapError((error) => new RequestStateKeys.RequestStateKeyError({ reason: error.reason, cause: error })),
-        Effect.flatMap((answer) => {
-          if (!Array.isArray(answer) || answer.length !== 4 || !answer.every((a) => typeof a === "string")) {
-            return Effect.fail(
-              new RequestStateKeys.RequestStateKeyError({ reason: `The key ring at ${key} is not one` })
-            )
-          }
-          const [id, secret, previousId, previousSecret] = answer as [string, string, string, string]
-          const current = { id, secret: fromBase64(secret) }
-          return Effect.succeed({
-            current,
-            accepted: previousId === "" ? [current] : [current, { id: previousId, secret: fromBase64(previousSecret) }]
+    keyRing: Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) =>
+        connection.run((client) =>
+          client.eval(ringScript, 1, key, String(now), String(every), toBase64(RequestStateKeys.randomSecret()))
+        ).pipe(
+          Effect.mapError((error) => new RequestStateKeys.RequestStateKeyError({ reason: error.reason, cause: error })),
+          Effect.flatMap((answer) => {
+            if (!Array.isArray(answer) || answer.length !== 4 || !answer.every((a) => typeof a === "string")) {
+              return Effect.fail(
+                new RequestStateKeys.RequestStateKeyError({ reason: `The key ring at ${key} is not one` })
+              )
+            }
+            const [id, secret, previousId, previousSecret] = answer as [string, string, string, string]
+            const current = { id, secret: fromBase64(secret) }
+            return Effect.succeed({
+              current,
+              accepted: previousId === ""
+                ? [current]
+                : [current, { id: previousId, secret: fromBase64(previousSecret) }]
+            })
           })
-        })
-      ))
+        )
+    )
   }
 }
 

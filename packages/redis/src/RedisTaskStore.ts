@@ -63,7 +63,10 @@ export const make = (
     const beat = connection.run((c) => c.set(keys.instance(instance), "1", "PX", heartbeat * 3))
     yield* beat
     yield* Effect.forkScoped(
-      Effect.repeat(Effect.catchAll(beat, (e) => Effect.logWarning("effect-mcp: a task heartbeat failed", e)), Schedule.spaced(heartbeat))
+      Effect.repeat(
+        Effect.catchAll(beat, (e) => Effect.logWarning("effect-mcp: a task heartbeat failed", e)),
+        Schedule.spaced(heartbeat)
+      )
     )
     yield* Effect.addFinalizer(() => Effect.ignore(connection.run((c) => c.del(keys.instance(instance)))))
 
@@ -73,7 +76,13 @@ export const make = (
 
     const write = (record: Record.TaskRecord, expires: number | undefined) =>
       connection.run((c) =>
-        c.eval(Record.writeUnlessSettled, 1, keys.task(record.task.taskId), Record.encode(record), expires === undefined ? "" : String(expires))
+        c.eval(
+          Record.writeUnlessSettled,
+          1,
+          keys.task(record.task.taskId),
+          Record.encode(record),
+          expires === undefined ? "" : String(expires)
+        )
       ).pipe(Effect.map((written) => written === 1))
 
     const read = (taskId: string): Effect.Effect<Record.TaskRecord | undefined, McpError.McpError> =>
@@ -82,7 +91,10 @@ export const make = (
         const decoded = Record.decode(text)
         return Either.isRight(decoded)
           ? Effect.succeed(decoded.right)
-          : Effect.as(Effect.logWarning(`effect-mcp: task ${taskId} in Redis does not decode`, decoded.left.message), undefined)
+          : Effect.as(
+            Effect.logWarning(`effect-mcp: task ${taskId} in Redis does not decode`, decoded.left.message),
+            undefined
+          )
       })
 
     /** A working task whose process died is settled as failed here. */
@@ -117,7 +129,9 @@ export const make = (
         const next = Record.settled(record, TaskStore.settledStatus(exit), yield* iso, exit)
         const written = yield* write(next, Record.expiresAt(next.task, maxTtl)).pipe(
           Effect.retry(Schedule.spaced("1 second").pipe(Schedule.upTo(Duration.millis(maxTtl)))),
-          Effect.catchAll((e) => Effect.as(Effect.logError(`effect-mcp: the outcome of task ${taskId} is lost`, e), false))
+          Effect.catchAll((e) =>
+            Effect.as(Effect.logError(`effect-mcp: the outcome of task ${taskId} is lost`, e), false)
+          )
         )
         const final = written ? next : yield* Effect.catchAll(read(taskId), () => Effect.succeed(undefined))
         const onStatus = watchers.get(taskId)
@@ -178,8 +192,10 @@ export const make = (
             return yield* invalidParams(`Task ${taskId} is already ${now.task.status}`)
           }
           yield* FiberMap.remove(fibers, taskId)
-          yield* Effect.catchAll(bus.publish(cancelTopic, taskId), (e) =>
-            Effect.logWarning(`effect-mcp: the cancellation of task ${taskId} could not reach its process`, e))
+          yield* Effect.catchAll(
+            bus.publish(cancelTopic, taskId),
+            (e) => Effect.logWarning(`effect-mcp: the cancellation of task ${taskId} could not reach its process`, e)
+          )
           yield* Effect.ignore(bus.publish(settledTopic, taskId))
           return next.task
         }),
@@ -214,5 +230,6 @@ export const layer = (
 ): Layer.Layer<TaskStore.TaskStore, RedisError, RedisConnection | EventBus.EventBus> =>
   Layer.scoped(
     TaskStore.TaskStore,
-    Effect.flatMap(Effect.all([RedisConnection, EventBus.EventBus]), ([connection, bus]) => make(connection, bus, options))
+    Effect.flatMap(Effect.all([RedisConnection, EventBus.EventBus]), ([connection, bus]) =>
+      make(connection, bus, options))
   )

@@ -1,13 +1,13 @@
 // The one starter of a real redis-server for tests (Debian's package; .ci/run installs it): on a free loopback port,
 // with no persistence, in a temporary directory, stopped when the scope closes. `stop` and `restart` take it away
 // and bring it back on the same port, for the tests of Redis going down mid-run.
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
 
 /** A running redis-server. */
 export interface RedisServer {
@@ -72,7 +72,9 @@ export const startRedis: Effect.Effect<RedisServer, never, Scope.Scope> = Effect
     running.kill("SIGKILL")
     return exited(running)
   })
-  yield* Effect.acquireRelease(start, () =>
-    Effect.zipRight(stop, Effect.sync(() => rmSync(dir, { recursive: true, force: true }))))
+  yield* Effect.acquireRelease(
+    start,
+    () => Effect.zipRight(stop, Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+  )
   return { port, url: `redis://127.0.0.1:${port}`, stop, restart: start }
 })

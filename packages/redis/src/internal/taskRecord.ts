@@ -4,11 +4,11 @@
  * creation time) for `list` and `release`; and the atomic script that writes a task only while it is not settled,
  * so that a cancellation and the settling of the call, from two processes, cannot both win.
  */
+import type { TaskStore } from "@effect-mcp/core"
 import { Mcp, McpError } from "@effect-mcp/schema"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Schema from "effect/Schema"
-import type { TaskStore } from "@effect-mcp/core"
 
 const WireError = Schema.Struct({
   code: Schema.Number,

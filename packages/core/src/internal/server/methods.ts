@@ -87,7 +87,10 @@ const handlers: { readonly [M in ServerMethod]: Handler<M> } = {
   "tools/call": callTool,
   ...taskHandlers,
   "tasks/list": (session, params, ctx) =>
-    Effect.flatMap(session.runtime.tasks.list(ownerOf(session, ctx)), (tasks) => listed(session, tasks, params, "tasks")),
+    Effect.flatMap(
+      session.runtime.tasks.list(ownerOf(session, ctx)),
+      (tasks) => listed(session, tasks, params, "tasks")
+    ),
   "resources/list": (session, params, ctx) =>
     Effect.gen(function*() {
       const server = session.server

@@ -63,16 +63,22 @@ export class ServerRuntime {
   joinBus(): Effect.Effect<void, never, Scope.Scope> {
     const bus = this.bus
     if (bus === undefined) return Effect.void
-    return Effect.flatMap(bus.subscribe(changesTopic), (messages) =>
-      Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(messages), (message) => {
-        const change = decodeChange(message)
-        if (Either.isLeft(change)) {
-          return Effect.logWarning("effect-mcp: skipped a change on the bus that does not decode", change.left.message)
-        }
-        const c = change.right
-        if (c.o === this.instance) return Effect.void
-        return "l" in c ? this.#listChangedHere(c.l) : this.#resourceUpdatedHere(c.u)
-      }))))
+    return Effect.flatMap(
+      bus.subscribe(changesTopic),
+      (messages) =>
+        Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(messages), (message) => {
+          const change = decodeChange(message)
+          if (Either.isLeft(change)) {
+            return Effect.logWarning(
+              "effect-mcp: skipped a change on the bus that does not decode",
+              change.left.message
+            )
+          }
+          const c = change.right
+          if (c.o === this.instance) return Effect.void
+          return "l" in c ? this.#listChangedHere(c.l) : this.#resourceUpdatedHere(c.u)
+        })))
+    )
   }
 
   /** Publishes a change on the bus, when there is one; a change the bus cannot carry is logged. */
