@@ -17,7 +17,12 @@ import type * as Scope from "effect/Scope"
 export class EventBusError extends Data.TaggedError("EventBusError")<{
   readonly reason: string
   readonly cause?: unknown
-}> {}
+}> {
+  /** The reason, as the error's message. */
+  override get message(): string {
+    return this.reason
+  }
+}
 
 /** A bus of text messages by topic. */
 export interface EventBusService {

@@ -29,7 +29,12 @@ export interface KeyRing {
 export class RequestStateKeyError extends Data.TaggedError("RequestStateKeyError")<{
   readonly reason: string
   readonly cause?: unknown
-}> {}
+}> {
+  /** The reason, as the error's message. */
+  override get message(): string {
+    return this.reason
+  }
+}
 
 /** Where a server's request-state keys come from. */
 export interface RequestStateKeysService {

@@ -24,7 +24,12 @@ export interface StoredEvent {
 export class EventStoreError extends Data.TaggedError("EventStoreError")<{
   readonly reason: string
   readonly cause?: unknown
-}> {}
+}> {
+  /** The reason, as the error's message. */
+  override get message(): string {
+    return this.reason
+  }
+}
 
 /** Where events are kept, by session and stream. */
 export interface EventStoreService {

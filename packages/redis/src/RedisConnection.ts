@@ -21,7 +21,12 @@ import { supervise } from "./internal/supervise.js"
 export class RedisError extends Data.TaggedError("RedisError")<{
   readonly reason: string
   readonly cause?: unknown
-}> {}
+}> {
+  /** The reason, as the error's message. */
+  override get message(): string {
+    return this.reason
+  }
+}
 
 /** Settings of the connection. */
 export interface Options {
