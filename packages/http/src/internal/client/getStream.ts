@@ -24,6 +24,8 @@ const listen = (client: ClientState, renew: Renew) =>
     const cursor = { lastEventId: undefined as string | undefined, retryMs: undefined as number | undefined }
     let cursorSession = client.sessionId
     while (true) {
+      // A renewal under way (the session is unset meanwhile): the stream follows the new session once it is made.
+      if (client.reinitializing !== undefined) yield* Effect.either(client.reinitializing)
       const stale = client.sessionId
       // Event ids belong to a session: a new session starts its stream afresh.
       if (stale !== cursorSession) {

@@ -17,8 +17,9 @@ import * as State from "./state.js"
 /** Runs the handshake again with the parameters of the first one, under a new session. */
 export const reinitialize = (client: State.ClientState, stale: string): Effect.Effect<void, Transport.SessionExpired> =>
   Effect.gen(function*() {
-    if (client.sessionId !== stale) return
+    // A renewal under way (the session is unset meanwhile) is waited for, whoever started it.
     if (client.reinitializing !== undefined) return yield* client.reinitializing
+    if (client.sessionId !== stale) return
     const id = `effect-mcp-reinitialize-${client.nextInternalId++}`
     const run = Effect.gen(function*() {
       const init = client.initialize
