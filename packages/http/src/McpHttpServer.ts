@@ -42,6 +42,7 @@ import * as Routing from "./internal/server/routing.js"
 import * as ScopeCheck from "./internal/server/scopeCheck.js"
 import * as Sessions from "./internal/server/sessions.js"
 import * as Stateless from "./internal/server/stateless.js"
+import * as SessionDirectory from "./SessionDirectory.js"
 
 export {
   /** The token could not be checked: the authorization server could not be reached or answered garbage (503). */
@@ -104,7 +105,16 @@ const makeRoutes = (options: Config.Options) =>
     const answer = Answer.make(config, store, params)
     // The shared stateless connection is made before the sessions, so that it is ended after them.
     const statelessPost = yield* Stateless.make(config, server, answer)
-    const sessions = yield* Sessions.make({ server, rootScope, store, routing, admission, idleMs: config.idleMs })
+    const directory = Option.getOrUndefined(yield* Effect.serviceOption(SessionDirectory.SessionDirectory))
+    const sessions = yield* Sessions.make({
+      server,
+      rootScope,
+      store,
+      routing,
+      admission,
+      idleMs: config.idleMs,
+      directory
+    })
     const handshake = Handshake.make({
       config,
       maxBatchSize: server.options.maxBatchSize ?? McpServer.defaultMaxBatchSize,
@@ -113,7 +123,8 @@ const makeRoutes = (options: Config.Options) =>
       routing,
       admission,
       answer,
-      params
+      params,
+      directory
     })
     // Required scopes are checked at the door only on a protected endpoint (elsewhere core refuses them, -32001).
     const scopeCheck = options.authenticate === undefined

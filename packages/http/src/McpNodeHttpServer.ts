@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Http from "node:http"
@@ -23,6 +24,7 @@ import * as BodyLimit from "./internal/bodyLimit.js"
 import * as ParsedBody from "./internal/server/parsedBody.js"
 import * as Wire from "./internal/wire.js"
 import * as McpHttpServer from "./McpHttpServer.js"
+import * as SessionDirectory from "./SessionDirectory.js"
 
 /** Where the server listens. */
 export interface ListenOptions {
@@ -225,18 +227,24 @@ export const layer = (
     Address,
     Effect.gen(function*() {
       const host = where.host ?? "127.0.0.1"
-      if (typeof options !== "function") {
-        const onRequest = yield* listener(options)
-        const server = Http.createServer(onRequest)
-        const port = yield* Effect.acquireRelease(listen(server, where.port ?? 0, host), () => close(server))
-        return addressOf(host, port, options)
-      }
-      const server = Http.createServer()
-      const port = yield* Effect.acquireRelease(listen(server, where.port ?? 0, host), () => close(server))
-      const address = addressOf(host, port, {})
-      const resolved = options({ host, port, origin: address.origin })
-      server.on("request", yield* listener(resolved))
-      return addressOf(host, port, resolved)
+      const address = typeof options !== "function"
+        ? yield* Effect.gen(function*() {
+          const onRequest = yield* listener(options)
+          const server = Http.createServer(onRequest)
+          const port = yield* Effect.acquireRelease(listen(server, where.port ?? 0, host), () => close(server))
+          return addressOf(host, port, options)
+        })
+        : yield* Effect.gen(function*() {
+          const server = Http.createServer()
+          const port = yield* Effect.acquireRelease(listen(server, where.port ?? 0, host), () => close(server))
+          const resolved = options({ host, port, origin: addressOf(host, port, {}).origin })
+          server.on("request", yield* listener(resolved))
+          return addressOf(host, port, resolved)
+        })
+      // A server on several processes tells the others where to relay requests for its sessions.
+      const directory = yield* Effect.serviceOption(SessionDirectory.SessionDirectory)
+      if (Option.isSome(directory)) yield* directory.value.advertise(address.origin)
+      return address
     })
   )
 

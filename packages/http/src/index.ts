@@ -22,3 +22,6 @@ export * as McpNodeHttpServer from "./McpNodeHttpServer.js"
 
 /** The Streamable HTTP client transport straight on node:http and node:https. */
 export * as McpNodeHttpClient from "./McpNodeHttpClient.js"
+
+/** Where the handshake sessions of a server on several processes live, for relaying requests to their owner. */
+export * as SessionDirectory from "./SessionDirectory.js"

@@ -17,5 +17,8 @@ export * as RedisEventStore from "./RedisEventStore.js"
 /** The requestState key ring in Redis. */
 export * as RedisRequestStateKeys from "./RedisRequestStateKeys.js"
 
+/** The directory of handshake sessions in Redis. */
+export * as RedisSessionDirectory from "./RedisSessionDirectory.js"
+
 /** The task store over Redis. */
 export * as RedisTaskStore from "./RedisTaskStore.js"

@@ -9,12 +9,14 @@ import { Json, JsonRpc, McpError } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as EventStore from "../../EventStore.js"
+import type * as SessionDirectory from "../../SessionDirectory.js"
 import * as Media from "../media.js"
 import * as Outbox from "../outbox.js"
 import type { Admission } from "./admission.js"
 import type { Answer, StreamParams } from "./answer.js"
 import type { Config } from "./config.js"
 import type { Incoming, Reply } from "./exchange.js"
+import { relay } from "./relay.js"
 import * as Replies from "./reply.js"
 import type { Routing } from "./routing.js"
 import { maxCancelledEarly, type Session } from "./session.js"
@@ -42,6 +44,8 @@ export interface Deps {
   readonly admission: Admission
   readonly answer: Answer
   readonly params: StreamParams
+  /** Where the sessions of the server's other processes are, when it has any. */
+  readonly directory: SessionDirectory.SessionDirectoryService | undefined
 }
 
 const invalid = (message: string) => new McpError.InvalidRequest({ message })
@@ -60,7 +64,17 @@ const isMessage = (m: unknown) =>
 
 /** The handshake eras of an endpoint. */
 export const make = (deps: Deps): Handshake => {
-  const { admission, answer, config, maxBatchSize, params, routing, sessions, store } = deps
+  const { admission, answer, config, directory, maxBatchSize, params, routing, sessions, store } = deps
+
+  /**
+   * A request for a session this process does not hold: relayed to the process that owns it, when there is a
+   * directory and another live process does; otherwise the refusal stands (404 for an unknown session).
+   */
+  const elsewhere = (request: Incoming, refusal: Reply, body: string | undefined): Effect.Effect<Reply> => {
+    const sessionId = request.headers["mcp-session-id"]
+    if (directory === undefined || refusal.status !== 404 || sessionId === undefined) return Effect.succeed(refusal)
+    return Effect.map(relay(directory, sessionId, request, body), (relayed) => relayed ?? refusal)
+  }
 
   /** A cancelled request gets no response: its POST stream ends without one. */
   const settleCancellations = (s: Session, items: ReadonlyArray<unknown>) =>
@@ -99,7 +113,7 @@ export const make = (deps: Deps): Handshake => {
         s = created.right
       } else {
         const found = sessions.lookup(request, auth)
-        if (Either.isLeft(found)) return found.left
+        if (Either.isLeft(found)) return yield* elsewhere(request, found.left, JSON.stringify(body))
         s = found.right
       }
       if (Array.isArray(body) && s.revision !== "2025-03-26") return batchRevision
@@ -166,7 +180,7 @@ export const make = (deps: Deps): Handshake => {
       if (!config.standaloneSse) return noStandalone
       if (!Media.accepted(request.headers["accept"]).sse) return Replies.notAcceptableStream
       const found = sessions.lookup(request, auth)
-      if (Either.isLeft(found)) return found.left
+      if (Either.isLeft(found)) return yield* elsewhere(request, found.left, undefined)
       const s = found.right
       yield* sessions.touch(s)
       const headers = { ...Replies.sseHeaders, "mcp-session-id": s.id }
@@ -204,7 +218,7 @@ export const make = (deps: Deps): Handshake => {
   const del = (request: Incoming, auth: Transport.AuthInfo | undefined) =>
     Effect.gen(function*() {
       const found = sessions.lookup(request, auth)
-      if (Either.isLeft(found)) return found.left
+      if (Either.isLeft(found)) return yield* elsewhere(request, found.left, undefined)
       yield* sessions.close(found.right)
       return Replies.empty(200)
     })

@@ -14,6 +14,7 @@ import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import type * as EventStore from "../../EventStore.js"
+import type * as SessionDirectory from "../../SessionDirectory.js"
 import * as Outbox from "../outbox.js"
 import type { Admission } from "./admission.js"
 import type { Incoming, Reply } from "./exchange.js"
@@ -45,14 +46,22 @@ export interface Deps {
   readonly routing: Routing
   readonly admission: Admission
   readonly idleMs: number
+  /** Where the sessions of the server's other processes are, when it has any: each session is claimed there. */
+  readonly directory: SessionDirectory.SessionDirectoryService | undefined
 }
+
+const directoryUnavailable = Replies.error(
+  503,
+  new McpError.InternalError({ message: "The session directory is unavailable; retry later" }),
+  { "retry-after": "1" }
+)
 
 const sessionIdRequired = Replies.error(400, McpError.serverError("Bad Request: Mcp-Session-Id header is required"))
 
 /** The sessions of an endpoint, reaped when idle and ended with the current Scope. */
 export const make = (deps: Deps): Effect.Effect<Sessions, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const { admission, idleMs, rootScope, routing, server, store } = deps
+    const { admission, directory, idleMs, rootScope, routing, server, store } = deps
     const sessions = new Map<string, Session>()
 
     const touch = (s: Session) =>
@@ -72,6 +81,12 @@ export const make = (deps: Deps): Effect.Effect<Sessions, never, Scope.Scope> =>
           yield* Scope.close(s.scope, Exit.void)
           for (const stream of [...s.streams.values()]) yield* routing.endStream(s, stream)
           yield* Outbox.evict(s.standalone)
+          if (directory !== undefined) {
+            yield* Effect.catchAll(
+              directory.release(s.id),
+              (error) => Effect.logWarning("effect-mcp: the session directory could not forget a session", error)
+            )
+          }
           if (store !== undefined) {
             yield* Effect.catchAll(
               store.forget(s.id),
@@ -116,6 +131,16 @@ export const make = (deps: Deps): Effect.Effect<Sessions, never, Scope.Scope> =>
         if (refused !== undefined) {
           yield* Scope.close(scope, Exit.void)
           return Either.left(refused)
+        }
+        if (directory !== undefined) {
+          // A session the other processes cannot find would answer them 404: none is made while the directory is away.
+          const claimed = yield* Effect.either(directory.claim(id))
+          if (Either.isLeft(claimed)) {
+            yield* Effect.logWarning("effect-mcp: the session directory is unavailable", claimed.left)
+            admission.limits.remove(session.slot)
+            yield* Scope.close(scope, Exit.void)
+            return Either.left(directoryUnavailable)
+          }
         }
         sessions.set(id, session)
         // Served in the session's scope with no fiber of its own; the session ends with `close` (a DELETE, the
