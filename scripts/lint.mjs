@@ -81,8 +81,6 @@ export const checkImport = (file, specifier) => {
     if (!target.startsWith("packages/") || /^packages\/[^/]+\/test\//.test(target)) return undefined
     return reachesInto
   }
-  // An example's tests may borrow a package's test fixtures too (the one redis-server starter, say).
-  if (top === "examples" && area === "test" && /^packages\/[^/]+\/test\//.test(target)) return undefined
   return target.startsWith("packages/") ? reachesInto : undefined
 }
 
