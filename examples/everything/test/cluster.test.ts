@@ -12,8 +12,8 @@ import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import { type Cluster as Running, startCluster } from "../../cluster/src/Cluster.js"
 import * as Cluster from "../src/Cluster.js"
-import { type Cluster as Running, startCluster } from "./cluster.js"
 
 class TestCluster extends Context.Tag("test/Cluster")<TestCluster, Running>() {}
 

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/s
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { type Cluster as Running, startCluster } from "./cluster.js"
+import { type Cluster as Running, startCluster } from "../../cluster/src/Cluster.js"
 
 class TestCluster extends Context.Tag("test/SessionCluster")<TestCluster, Running>() {}
 

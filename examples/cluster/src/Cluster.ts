@@ -1,14 +1,16 @@
-// A cluster for tests: a real redis-server, three processes of the everything server started with `--http --redis`,
-// and the round-robin proxy in front of them, all stopped with the scope.
+/**
+ * A cluster: a real redis-server, processes of the everything server started with `--http --redis`, and the
+ * round-robin proxy in front of them, all stopped with the scope.
+ */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { type RedisServer, startRedis } from "../../../packages/redis/test/redisServer.js"
-import { type Proxy, roundRobinProxy } from "./roundRobinProxy.js"
+import { type RedisServer, startRedis } from "./RedisServer.js"
+import { type Proxy, roundRobinProxy } from "./RoundRobinProxy.js"
 
 /** The everything server, built (`tsc -b`). */
-const main = fileURLToPath(new URL("../dist/main.js", import.meta.url))
+const main = fileURLToPath(new URL("../../everything/dist/main.js", import.meta.url))
 
 /** One process of the cluster. */
 export interface Member {

@@ -1,6 +1,8 @@
-// A round-robin HTTP proxy on 127.0.0.1, in front of several servers, with no stickiness at all: each request goes to
-// the next backend, whatever session or stream it belongs to. A backend that refuses the connection (its process is
-// gone) is skipped for that request, as a load balancer's health check would; responses (SSE too) are streamed back.
+/**
+ * A round-robin HTTP proxy on 127.0.0.1, in front of several servers, with no stickiness at all: each request goes to
+ * the next backend, whatever session or stream it belongs to. A backend that refuses the connection (its process is
+ * gone) is skipped for that request, as a load balancer's health check would; responses (SSE too) are streamed back.
+ */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http"
