@@ -35,18 +35,18 @@ const exited = (child: ChildProcess) =>
     child.once("exit", () => resume(Effect.void))
   })
 
-/** Starts one process with `--redis` and waits for its `LISTENING <url>` line. */
-const member = (redis: string): Effect.Effect<Member, Error, Scope.Scope> =>
+/** Starts one everything process over HTTP (with `--redis` when given a URL) and waits for its `LISTENING <url>` line. */
+export const member = (redis: string | undefined): Effect.Effect<Member, Error, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.async<Member, Error>((resume) => {
-      const child = spawn(process.execPath, [main, "--http", "--redis", redis], {
+      const child = spawn(process.execPath, [main, "--http", ...(redis === undefined ? [] : ["--redis", redis])], {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
         stdio: ["ignore", "pipe", "pipe"]
       })
       let out = ""
       let err = ""
       const onExit = (code: number | null) =>
-        resume(Effect.fail(new Error(`everything --redis exited (${code}) before listening:\n${err}`)))
+        resume(Effect.fail(new Error(`everything --http exited (${code}) before listening:\n${err}`)))
       child.stderr.setEncoding("utf8")
       child.stderr.on("data", (chunk: string) => {
         err = (err + chunk).slice(-4000)
