@@ -17,7 +17,7 @@ import { withPlainConsole } from "./internal/terminal.js"
 import * as Target from "./Target.js"
 import { version } from "./version.js"
 
-/** The example servers this repository bundles, by name (what `serve` runs). */
+/** The example servers the command ships, by name (what `serve` runs). */
 export { examples }
 
 /** The whole command, given the stdio server's command line (what followed `--`). */

@@ -1,4 +1,4 @@
-/** The `serve` command: runs one of the example servers this repository bundles. */
+/** The `serve` command: runs one of the example servers the command ships (bundled beside it). */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -9,30 +9,25 @@ import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Unreachable, UsageError } from "../../CliError.js"
 
-/** The example servers this repository bundles, by name. */
-export const examples: Record<string, string> = {
-  everything: "everything",
-  scenarios: "scenarios"
-}
+/** The example servers the command ships, by name. */
+export const examples: ReadonlyArray<string> = ["everything", "scenarios"]
 
 /**
- * An example's built server: `examples/<name>/dist/main.js` of the checkout this command runs from, looked for in
- * the folders above this module (it runs from `dist/internal/commands/` unbundled, from `dist/` bundled).
+ * An example's bundled server, `serve-<name>.mjs` in the cli's dist/ (scripts/bundle.mjs makes it beside
+ * `effect-mcp.mjs`): this module runs from dist/ bundled, from dist/internal/commands/ as tsc built it.
  */
 const exampleMain = (name: string) => {
-  const relative = `examples/${examples[name]}/dist/main.js`
-  for (let up = "../"; up.length <= 24; up += "../") {
-    const candidate = fileURLToPath(new URL(`${up}${relative}`, import.meta.url))
-    if (existsSync(candidate)) return candidate
-  }
-  return fileURLToPath(new URL(`../../../${relative}`, import.meta.url))
+  const candidates = [`./serve-${name}.mjs`, `../../serve-${name}.mjs`].map((path) =>
+    fileURLToPath(new URL(path, import.meta.url))
+  )
+  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!
 }
 
 /** `serve`: a bundled example server, on stdio or Streamable HTTP. */
 export const serve = Command.make(
   "serve",
   {
-    example: Args.choice(Object.keys(examples).map((k) => [k, k] as const), { name: "example" }).pipe(
+    example: Args.choice(examples.map((k) => [k, k] as const), { name: "example" }).pipe(
       Args.withDescription("the bundled example server to run")
     ),
     http: Options.boolean("http").pipe(Options.withDescription("serve Streamable HTTP on 127.0.0.1 (default: stdio)")),
@@ -45,7 +40,7 @@ export const serve = Command.make(
     Effect.gen(function*() {
       const main = exampleMain(example)
       if (!existsSync(main)) {
-        return yield* new UsageError({ message: `${example} is not built (${main}): run \`tsc -b\` first` })
+        return yield* new UsageError({ message: `${example} is not bundled (${main}): run \`pnpm build\` first` })
       }
       const args = http ? ["--http", ...(Option.isSome(port) ? ["--port", String(port.value)] : [])] : ["--stdio"]
       const code = yield* Effect.async<number>((resume) => {
