@@ -70,7 +70,7 @@ const checkTarball = (tarball, scratch) => {
     if (!existsSync(join(pkg, bin))) problems.push(`bin ${bin} is not packed`)
     else if ((statSync(join(pkg, bin)).mode & 0o111) === 0) problems.push(`bin ${bin} is not executable`)
   }
-  if (problems.length === 0) pass(`${manifest.name}: ${targets.length} export targets and its bin packed, no workspace: range`)
+  if (problems.length === 0) pass(`${manifest.name}: what its exports${manifest.bin ? " and bin" : ""} name is packed, no workspace: range`)
   else fail(`${manifest.name}'s tarball`, problems.map((p) => `  ${p}`).join("\n"))
 }
 
