@@ -22,7 +22,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const page = join(root, "docs", "getting-started.md")
 const pageUrl = "http://127.0.0.1:3000/mcp"
 const commandTimeout = 300_000
-const listenTimeout = 60_000
+const listenTimeout = 300_000
 
 /** The page's fenced blocks, in order: `{ info, body }`. */
 export const blocks = (markdown) =>
@@ -30,7 +30,11 @@ export const blocks = (markdown) =>
 
 /** A `sh` block's commands: its lines, `\` continuations joined, blank lines and comments left out. */
 export const commands = (body) =>
-  body.replace(/\\\n\s*/g, "").split("\n").map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"))
+  body
+    .replace(/\\\n\s*/g, "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("#"))
 
 const stripAnsi = (text) => text.replace(/\x1b\[[0-9;]*m/g, "")
 
@@ -70,7 +74,8 @@ const checkTarball = (tarball, scratch) => {
     if (!existsSync(join(pkg, bin))) problems.push(`bin ${bin} is not packed`)
     else if ((statSync(join(pkg, bin)).mode & 0o111) === 0) problems.push(`bin ${bin} is not executable`)
   }
-  if (problems.length === 0) pass(`${manifest.name}: what its exports${manifest.bin ? " and bin" : ""} name is packed, no workspace: range`)
+  const named = manifest.bin === undefined ? "exports" : "exports and bin"
+  if (problems.length === 0) pass(`${manifest.name}: what its ${named} name is packed, no workspace: range`)
   else fail(`${manifest.name}'s tarball`, problems.map((p) => `  ${p}`).join("\n"))
 }
 
@@ -80,7 +85,12 @@ const checkTarball = (tarball, scratch) => {
  */
 const run = (command, cwd, env) =>
   new Promise((resolve) => {
-    const child = spawn("bash", ["-ec", command], { cwd, env: userEnv(env), detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn("bash", ["-ec", command], {
+      cwd,
+      env: userEnv(env),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let output = ""
     child.stdout.on("data", (chunk) => (output += chunk.toString()))
     child.stderr.on("data", (chunk) => (output += chunk.toString()))

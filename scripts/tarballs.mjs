@@ -12,7 +12,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 /** The packages that ship, in the order of the package table. */
 export const packages = ["schema", "core", "http", "node", "host", "cli"]
 
-/** Builds the workspace and packs every package into `destination`; returns the tarballs' paths, or fails with a status. */
+/** Builds the workspace and packs every package into `destination`: the tarballs' paths, or the step that failed. */
 export const makeTarballs = (destination) => {
   mkdirSync(destination, { recursive: true })
   const steps = [
@@ -25,7 +25,8 @@ export const makeTarballs = (destination) => {
     if (status !== 0) return { status, failed: `pnpm ${args.join(" ")}` }
   }
   const files = readdirSync(destination).filter((f) => f.endsWith(".tgz"))
-  return { status: 0, tarballs: packages.map((p) => join(destination, files.find((f) => f.startsWith(`effect-mcp-${p}-`)))) }
+  const tarballOf = (p) => join(destination, files.find((f) => f.startsWith(`effect-mcp-${p}-`)))
+  return { status: 0, tarballs: packages.map(tarballOf) }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
