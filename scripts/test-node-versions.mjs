@@ -7,12 +7,15 @@
 // - the `http-platform` project: every HTTP test a second time, with the endpoint on @effect/platform's server
 //   instead of node:http; both stand on the same node:http, which the `http` project exercises;
 // - the envelope fuzzers (`fuzzEnvelopes.test.ts` of http and node): thousands of generated frames through our own
-//   codecs; Node's part, the sockets and pipes they travel on, is what the other tests of those packages use.
+//   codecs; Node's part, the sockets and pipes they travel on, is what the other tests of those packages use;
+// - schema's property tests (`properties.test.ts`): generated values through the codecs, in memory, no Node API.
+// On that Node 22 run (a loaded machine) these took two fifths of the summed file time: each of 22 and 24 adds about
+// three fifths of the Node 20 vitest time to `npm test`.
 // Known failure, left out on 22 and 24 until it is understood: node/test/maxLineBytes.test.ts "a 50 MB response line
-// fails its call at once". On both (alone, and in a full run) the call after the long line (`echo`, id 3; the long one
-// is id 2) ends by its 60 s timeout: the client has not finished discarding the 50 MB while the test's sampler runs two
-// full collections every 100 ms. It passes on Node 20 (57 s on the loaded machine, close to that timeout), and the
-// server's stdout arrives in the same 64 KiB chunks on 20 and 24.
+// fails its call at once". On both (alone, and in a full run) a call ends by its 60 s timeout ("tools/call (id 3)":
+// probably the `echo` after the long line, not the long one, while the client discards the 50 MB and the test's
+// sampler runs two full collections every 100 ms; not confirmed). It passes on Node 20 (57 s on the loaded machine,
+// close to that timeout), and the server's stdout arrives in the same 64 KiB chunks on 20 and 24.
 // `node scripts/test-node-versions.mjs [22|24]` runs one of them.
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
@@ -23,7 +26,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs")
 
 /** What runs on 22 and 24: vitest's filters. */
-export const filters = ["--project=!http-platform", "--exclude=**/fuzzEnvelopes.test.ts"]
+export const filters = [
+  "--project=!http-platform",
+  "--exclude=**/fuzzEnvelopes.test.ts",
+  "--exclude=**/schema/test/properties.test.ts"
+]
 
 /** The known failures left out (a test name pattern that matches every other test). */
 export const knownFailures = ["--testNamePattern=^(?!.*50 MB response line fails its call at once)"]
