@@ -29,7 +29,8 @@ const vitest = join(root, "node_modules", "vitest", "vitest.mjs")
 export const filters = [
   "--project=!http-platform",
   "--exclude=**/fuzzEnvelopes.test.ts",
-  "--exclude=**/schema/test/properties.test.ts"
+  // Globs are relative to each project's folder: this is schema's, the only properties.test.ts.
+  "--exclude=**/properties.test.ts"
 ]
 
 /** The known failures left out (a test name pattern that matches every other test). */
