@@ -4,8 +4,10 @@
 //
 // Left out on 22 and 24, to stay within CI's time budget (these were the slowest files of a run on Node 22), because
 // they exercise no part of Node that the rest does not:
-// - the `http-platform` project: every HTTP test a second time, with the endpoint on @effect/platform's server
-//   instead of node:http; both stand on the same node:http, which the `http` project exercises;
+// - the `http-platform` and `http-web` projects: every HTTP test a second and a third time, with the endpoint on
+//   @effect/platform's server and behind McpWebHandler (over a node:http bridge) instead of node:http; all three stand
+//   on the same node:http, which the `http` project exercises (Bun, Deno and workerd run McpWebHandler in everything's
+//   runtimes test);
 // - the envelope fuzzers (`fuzzEnvelopes.test.ts` of http and node): thousands of generated frames through our own
 //   codecs; Node's part, the sockets and pipes they travel on, is what the other tests of those packages use;
 // - schema's property tests (`properties.test.ts`): generated values through the codecs, in memory, no Node API.
@@ -28,6 +30,7 @@ const vitest = join(root, "node_modules", "vitest", "vitest.mjs")
 /** What runs on 22 and 24: vitest's filters. */
 export const filters = [
   "--project=!http-platform",
+  "--project=!http-web",
   "--exclude=**/fuzzEnvelopes.test.ts",
   // Globs are relative to each project's folder: this is schema's, the only properties.test.ts.
   "--exclude=**/properties.test.ts"
