@@ -4,5 +4,7 @@ import { fileURLToPath } from "node:url"
 
 /** Vitest's global setup: runs the bundler over the freshly built dist/. */
 export default function setup(): void {
-  execFileSync(process.execPath, [fileURLToPath(new URL("../scripts/bundle.mjs", import.meta.url))], { stdio: "inherit" })
+  execFileSync(process.execPath, [fileURLToPath(new URL("../scripts/bundle.mjs", import.meta.url))], {
+    stdio: "inherit"
+  })
 }
