@@ -5,7 +5,6 @@
  * `mcp:write` for `echo`. Checked with our client and with the official SDK clients 1.32 and 2.4, each sending a
  * bearer token in its request headers.
  */
-import * as AuthServer from "@effect-mcp-examples/oauth-server"
 import { McpClient, Transport } from "@effect-mcp/core"
 import { McpNodeHttpClient } from "@effect-mcp/http"
 import { describe, expect, it } from "@effect/vitest"
@@ -14,47 +13,8 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Scope from "effect/Scope"
-import { spawn, spawnSync } from "node:child_process"
-import { fileURLToPath } from "node:url"
-
-const main = fileURLToPath(new URL("../dist/main.js", import.meta.url))
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", NODE_ENV: "test" }
-
-/** Runs `main.js ...args` until the scope closes; succeeds with the URL it printed after `LISTENING`. */
-const everything = (args: ReadonlyArray<string>): Effect.Effect<string, Error, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.async<{ readonly url: string; readonly stop: () => void }, Error>((resume) => {
-      const child = spawn(process.execPath, [main, ...args], { env, stdio: ["ignore", "pipe", "pipe"] })
-      let out = ""
-      let err = ""
-      const onExit = (code: number | null) => resume(Effect.fail(new Error(`exited (${code}): ${err}`)))
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err = (err + chunk).slice(-4000)))
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-        out += chunk
-        const match = /^LISTENING (\S+)$/m.exec(out)
-        if (match === null) return
-        child.off("exit", onExit)
-        resume(Effect.succeed({ url: match[1]!, stop: () => child.kill("SIGKILL") }))
-      })
-      child.once("exit", onExit)
-      return Effect.sync(() => child.kill("SIGKILL"))
-    }),
-    ({ stop }) => Effect.sync(stop)
-  ).pipe(Effect.map(({ url }) => url))
-
-/** An authorization server and the everything server it protects. */
-const protectedEverything = (port?: "--port 0 after") =>
-  Effect.gen(function*() {
-    const auth = yield* AuthServer.start
-    const url = yield* everything([
-      "--http",
-      "--auth-issuer",
-      auth.issuer,
-      ...(port === undefined ? [] : ["--port", "0"])
-    ])
-    return { auth, url }
-  })
+import { spawnSync } from "node:child_process"
+import { env, main, protectedEverything } from "./protectedServer.js"
 
 /** Our client over node:http with a bearer token. */
 const ours = (url: string, token: string) =>
