@@ -81,7 +81,15 @@ export const startWith = (options: Options = {}): Effect.Effect<AuthServer, neve
       interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
       issueRefreshToken: (_ctx, client) => client.grantTypeAllowed("refresh_token"),
       // The `short` client's tokens live one second (this, not the resource server's accessTokenTTL, is what counts).
-      ttl: { ClientCredentials: (_ctx, _token, c) => (c.clientId === clients.short.id ? 1 : 300) },
+      // Every lifetime is set here (oidc-provider prints a notice on stdout for each default it falls back to).
+      ttl: {
+        ClientCredentials: (_ctx, _token, c) => (c.clientId === clients.short.id ? 1 : 300),
+        AccessToken: options.accessTokenTtl ?? 300,
+        RefreshToken: 24 * 60 * 60,
+        Interaction: 10 * 60,
+        Grant: 24 * 60 * 60,
+        Session: 24 * 60 * 60
+      },
       features: {
         devInteractions: { enabled: false },
         clientCredentials: { enabled: true },

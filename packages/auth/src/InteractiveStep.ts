@@ -70,9 +70,16 @@ export interface LoopbackOptions {
   readonly path?: string
   /** How long to wait for the redirect (default 5 minutes). */
   readonly timeout?: Duration.DurationInput
-  /** Shows the authorization URL to the user (default: printed on stderr). An opener of the browser goes here. */
+  /** Shows the authorization URL to the user (default `printUrl`: on stderr). An opener of the browser goes here. */
   readonly show?: (authorizationUrl: string) => Effect.Effect<void>
 }
+
+/**
+ * Shows the authorization URL by printing it on stderr, for the person to open in a browser of their own: the
+ * default of `layerLoopback`, and how a command without a browser at hand logs in.
+ */
+export const printUrl = (authorizationUrl: string): Effect.Effect<void> =>
+  Console.error(`Open this URL in a browser to sign in:\n  ${authorizationUrl}`)
 
 const page = (title: string) =>
   `<!doctype html><meta charset="utf-8"><title>${title}</title><p>${title}. You can close this window.</p>`
@@ -103,8 +110,7 @@ export const makeLoopback = (options: LoopbackOptions = {}): InteractiveStepServ
     const address = server.address()
     const port = typeof address === "object" && address !== null ? address.port : 0
     const redirectUri = `http://127.0.0.1:${port}${path}`
-    const show = options.show ??
-      ((url: string) => Console.error(`Open this URL in a browser to sign in:\n  ${url}`))
+    const show = options.show ?? printUrl
     return {
       redirectUri,
       complete: (authorizationUrl) =>

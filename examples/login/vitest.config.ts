@@ -1,0 +1,3 @@
+import { shared } from "../../vitest.shared.js"
+
+export default shared("login")
