@@ -37,10 +37,13 @@ export const everything = (args: ReadonlyArray<string>): Effect.Effect<string, E
     ({ stop }) => Effect.sync(stop)
   ).pipe(Effect.map(({ url }) => url))
 
-/** An authorization server and the everything server it protects (`--port 0` given explicitly when asked). */
-export const protectedEverything = (port?: "--port 0 after") =>
+/**
+ * An authorization server (set up by `options`) and the everything server it protects (`--port 0` given explicitly
+ * when asked).
+ */
+export const protectedEverything = (port?: "--port 0 after", options?: AuthServer.Options) =>
   Effect.gen(function*() {
-    const auth = yield* AuthServer.start
+    const auth = yield* AuthServer.startWith(options)
     const url = yield* everything([
       "--http",
       "--auth-issuer",

@@ -5,7 +5,8 @@
  * S256, `state`, `resource`, the scope our metadata lists). The test plays the user: a user agent follows that URL
  * through the sign-in (which grants at once) to the redirect URI, a loopback listener on 127.0.0.1
  * (`InteractiveStep.makeLoopback`), where the code arrives; the SDK redeems it (`finishAuth`), connects again with
- * the token, and calls `echo`, which needs `mcp:write`.
+ * the token, and calls `echo`, which needs `mcp:write`. With one-second access tokens, each SDK answers our 401
+ * `invalid_token` with a refresh (no new login) and the call goes through.
  */
 import * as Browser from "@effect-mcp-examples/oauth-server/Browser"
 import { InteractiveStep } from "@effect-mcp/auth"
@@ -125,10 +126,12 @@ const sdk2 = (url: string, provider: MemoryProvider): Sdk => {
   }
 }
 
-/** Runs one SDK's login against a fresh authorization server and everything server, then calls echo. */
-const login = (name: string, make: (url: string, provider: MemoryProvider) => Sdk) =>
+/**
+ * One SDK's login to `url`, protected by `issuer`: refused, the user agent signs in, the code redeemed, connected
+ * again with the token.
+ */
+const signIn = (name: string, make: (url: string, provider: MemoryProvider) => Sdk, url: string, issuer: string) =>
   Effect.gen(function*() {
-    const { auth, url } = yield* protectedEverything()
     // The user agent: it opens the URL the SDK shows and follows it to the redirect URI, where the listener waits.
     const landings: Array<Browser.Landing> = []
     const step = InteractiveStep.makeLoopback({
@@ -148,7 +151,7 @@ const login = (name: string, make: (url: string, provider: MemoryProvider) => Sd
     expect(provider.client?.client_id).toBeDefined()
     expect(provider.authorizationUrls).toHaveLength(1)
     const asked = provider.authorizationUrls[0]!
-    expect(asked.origin).toBe(auth.issuer)
+    expect(asked.origin).toBe(issuer)
     expect(asked.searchParams.get("code_challenge_method")).toBe("S256")
     expect(asked.searchParams.get("resource")).toBe(url)
     expect(asked.searchParams.get("scope")).toBe(client.scope)
@@ -158,14 +161,23 @@ const login = (name: string, make: (url: string, provider: MemoryProvider) => Sd
     const callback = yield* pending.complete(asked.href)
     expect(landings.map((l) => [l.url.origin + l.url.pathname, l.status])).toEqual([[pending.redirectUri, 200]])
     expect(callback.state).toBe(provider.sentState)
-    expect(callback.iss).toBe(auth.issuer)
+    expect(callback.iss).toBe(issuer)
     const redirect = new URLSearchParams({ code: callback.code, state: callback.state!, iss: callback.iss! })
     yield* Effect.promise(() => client.finish(redirect))
     expect(provider.stored?.access_token).toBeDefined()
     expect(provider.stored?.scope?.split(" ")).toContain("mcp:write")
 
-    // Connected again with the token: echo, which needs mcp:write, answers.
+    // Connected again, with the token.
     yield* Effect.promise(client.connect)
+    return { client, provider }
+  })
+
+/** Runs one SDK's login against a fresh authorization server and everything server, then calls echo. */
+const login = (name: string, make: (url: string, provider: MemoryProvider) => Sdk) =>
+  Effect.gen(function*() {
+    const { auth, url } = yield* protectedEverything()
+    const { client } = yield* signIn(name, make, url, auth.issuer)
+    // echo needs mcp:write.
     expect(yield* Effect.promise(() => client.echo("logged in"))).toEqual([{ type: "text", text: "logged in" }])
     yield* Effect.promise(client.close)
   })
@@ -176,4 +188,23 @@ describe("the official SDK clients log in to everything --http --auth-issuer", (
 
   it.scopedLive("SDK 2.4: DCR, PKCE, the redirect to a loopback listener, finishAuth with iss, then echo", () =>
     login("sdk2-login", sdk2))
+
+  it.scopedLive("both refresh an expired access token on our 401 invalid_token, without a new login", () =>
+    Effect.gen(function*() {
+      const { auth, url } = yield* protectedEverything(undefined, { accessTokenTtl: 1 })
+      const signedIn = yield* Effect.all([
+        signIn("sdk1-refresh", sdk1, url, auth.issuer),
+        signIn("sdk2-refresh", sdk2, url, auth.issuer)
+      ])
+      const before = signedIn.map(({ provider }) => provider.stored?.access_token)
+      expect(signedIn.map(({ provider }) => provider.stored?.refresh_token === undefined)).toEqual([false, false])
+      // Past the token's one second, and the server's clock tolerance (5 s) after it.
+      yield* Effect.sleep("7 seconds")
+      for (const [i, { client, provider }] of signedIn.entries()) {
+        expect(yield* Effect.promise(() => client.echo("refreshed"))).toEqual([{ type: "text", text: "refreshed" }])
+        expect(provider.authorizationUrls).toHaveLength(1)
+        expect(provider.stored?.access_token).not.toBe(before[i])
+        yield* Effect.promise(client.close)
+      }
+    }))
 })
