@@ -6,7 +6,7 @@
  * resource server's client (`resource-server`). It also runs the authorization code flow (PKCE S256, RFC 9207 `iss`)
  * for clients that register themselves (RFC 7591), with refresh tokens: its sign-in page signs the user `user` in
  * and grants what was asked at once, without a page, so that a headless client can follow the redirects. Shared
- * by the tests of packages/auth, packages/http and examples/everything.
+ * by the tests of packages/auth, packages/http, packages/cli and examples/everything, and by examples/login.
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
