@@ -10,7 +10,7 @@ import { runPnpm } from "./pnpm.mjs"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
 /** The packages that ship, in the order of the package table. */
-export const packages = ["schema", "core", "http", "node", "host", "cli"]
+export const packages = ["schema", "core", "http", "auth", "node", "host", "ai", "redis", "cli"]
 
 /** Builds the workspace and packs every package into `destination`: the tarballs' paths, or the step that failed. */
 export const makeTarballs = (destination) => {
