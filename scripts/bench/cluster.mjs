@@ -79,7 +79,7 @@ const sharedCost = (label, call) =>
       workload: `${name}: ${label}, one process, Redis vs in memory`,
       ours: `${shared.toFixed(1)} µs/call on Redis`,
       theirs: `${inMemory.toFixed(1)} µs/call in memory`,
-      ratio: `+${(shared - inMemory).toFixed(1)} µs`
+      ratio: `${shared >= inMemory ? "+" : "−"}${Math.abs(shared - inMemory).toFixed(1)} µs`
     }
   }))
 
