@@ -148,28 +148,9 @@ const refreshingClient = (
   description: Identity.ClientDescription
 ) =>
   Effect.map(store.client(discovered.issuer), (kept): TokenRequest.ClientAuth | undefined => {
-    if (kept !== undefined && kept.clientId === tokens.clientId) {
-      return {
-        clientId: kept.clientId,
-        clientSecret: kept.clientSecret,
-        method: kept.tokenEndpointAuthMethod === "client_secret_basic" ||
-            kept.tokenEndpointAuthMethod === "client_secret_post"
-          ? kept.tokenEndpointAuthMethod
-          : "none"
-      }
-    }
+    if (kept !== undefined && kept.clientId === tokens.clientId) return Identity.registered(kept)
     const pre = description.preRegistered
-    if (pre !== undefined && pre.clientId === tokens.clientId) {
-      return {
-        clientId: pre.clientId,
-        clientSecret: pre.clientSecret,
-        method: pre.tokenEndpointAuthMethod ??
-          TokenRequest.pickMethod(
-            discovered.server.token_endpoint_auth_methods_supported,
-            pre.clientSecret !== undefined
-          )
-      }
-    }
+    if (pre !== undefined && pre.clientId === tokens.clientId) return Identity.preRegisteredAuth(pre, discovered)
     return description.metadataUrl === tokens.clientId ? { clientId: tokens.clientId, method: "none" } : undefined
   })
 

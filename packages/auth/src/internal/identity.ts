@@ -35,13 +35,25 @@ export interface ClientDescription {
   readonly applicationType?: "native" | "web" | undefined
 }
 
-const registered = (client: TokenStore.StoredClient): TokenRequest.ClientAuth => ({
+/** How a kept (registered) client authenticates at the token endpoint. */
+export const registered = (client: TokenStore.StoredClient): TokenRequest.ClientAuth => ({
   clientId: client.clientId,
   clientSecret: client.clientSecret,
   method:
     client.tokenEndpointAuthMethod === "client_secret_basic" || client.tokenEndpointAuthMethod === "client_secret_post"
       ? client.tokenEndpointAuthMethod
       : "none"
+})
+
+/** How a pre-registered client authenticates: its own method, else the best the server supports. */
+export const preRegisteredAuth = (
+  pre: PreRegistered,
+  discovered: Discovery.Discovered
+): TokenRequest.ClientAuth => ({
+  clientId: pre.clientId,
+  clientSecret: pre.clientSecret,
+  method: pre.tokenEndpointAuthMethod ??
+    TokenRequest.pickMethod(discovered.server.token_endpoint_auth_methods_supported, pre.clientSecret !== undefined)
 })
 
 /** Registers a client (RFC 7591) for `redirectUri`, keeping it under the issuer. */
@@ -110,15 +122,7 @@ export const resolve = (
     }
     const pre = description.preRegistered
     if (pre !== undefined && (pre.issuer === undefined || pre.issuer === discovered.issuer)) {
-      return {
-        clientId: pre.clientId,
-        clientSecret: pre.clientSecret,
-        method: pre.tokenEndpointAuthMethod ??
-          TokenRequest.pickMethod(
-            discovered.server.token_endpoint_auth_methods_supported,
-            pre.clientSecret !== undefined
-          )
-      }
+      return preRegisteredAuth(pre, discovered)
     }
     if (description.metadataUrl !== undefined && discovered.server.client_id_metadata_document_supported === true) {
       return { clientId: description.metadataUrl, method: "none" }
