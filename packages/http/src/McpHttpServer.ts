@@ -106,6 +106,13 @@ const makeRoutes = (options: Config.Options) =>
     // The shared stateless connection is made before the sessions, so that it is ended after them.
     const statelessPost = yield* Stateless.make(config, server, answer)
     const directory = Option.getOrUndefined(yield* Effect.serviceOption(SessionDirectory.SessionDirectory))
+    if (directory !== undefined) {
+      // Served by an @effect/platform HttpServer (or told where it is reached), the endpoint tells the server's other
+      // processes where to relay requests for its sessions; the node:http server does once it listens.
+      const origin = options.relayOrigin ??
+        Option.getOrUndefined(Option.flatMap(yield* Effect.serviceOption(HttpServer.HttpServer), Platform.originOf))
+      if (origin !== undefined) yield* directory.advertise(origin)
+    }
     const sessions = yield* Sessions.make({
       server,
       rootScope,
@@ -142,7 +149,7 @@ const makeRoutes = (options: Config.Options) =>
     ]
     if (config.legacy !== undefined) {
       const { messagesPath, ssePath } = config.legacy
-      const legacy = Legacy.make({ config, server, rootScope, admission, guard, jsonBody, messagesPath })
+      const legacy = Legacy.make({ config, server, rootScope, admission, guard, jsonBody, messagesPath, directory })
       routes.push(
         { path: ssePath, method: "GET", handle: legacy.stream },
         { path: messagesPath, method: "POST", handle: legacy.message }

@@ -232,19 +232,19 @@ export const layer = (
           const onRequest = yield* listener(options)
           const server = Http.createServer(onRequest)
           const port = yield* Effect.acquireRelease(listen(server, where.port ?? 0, host), () => close(server))
-          return addressOf(host, port, options)
+          return { ...addressOf(host, port, options), relayOrigin: options.relayOrigin }
         })
         : yield* Effect.gen(function*() {
           const server = Http.createServer()
           const port = yield* Effect.acquireRelease(listen(server, where.port ?? 0, host), () => close(server))
           const resolved = options({ host, port, origin: addressOf(host, port, {}).origin })
           server.on("request", yield* listener(resolved))
-          return addressOf(host, port, resolved)
+          return { ...addressOf(host, port, resolved), relayOrigin: resolved.relayOrigin }
         })
       // A server on several processes tells the others where to relay requests for its sessions.
       const directory = yield* Effect.serviceOption(SessionDirectory.SessionDirectory)
-      if (Option.isSome(directory)) yield* directory.value.advertise(address.origin)
-      return address
+      if (Option.isSome(directory)) yield* directory.value.advertise(address.relayOrigin ?? address.origin)
+      return { host: address.host, port: address.port, origin: address.origin, url: address.url }
     })
   )
 

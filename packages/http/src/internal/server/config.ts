@@ -49,6 +49,18 @@ export interface Options {
   readonly authenticate?: Authenticate
   /** Serves RFC 9728 metadata and names it in `WWW-Authenticate`. */
   readonly protectedResource?: ProtectedResourceMetadata
+  /**
+   * The origin (`http://host:port`) at which the server's other processes reach this one, to relay requests for the
+   * sessions it holds (with a `SessionDirectory` in context). Default: the address it listens on, as the node:http
+   * server or the `@effect/platform` `HttpServer` in context reports it; give it when that address is not one the
+   * others reach (a wildcard address, a container's).
+   */
+  readonly relayOrigin?: string
+  /**
+   * The longest a legacy HTTP+SSE POST relayed to the process that holds its session waits for that process's answer
+   * (default 10 s; then 504). A relayed Streamable HTTP request streams its answer for as long as its client waits.
+   */
+  readonly relayTimeout?: Duration.DurationInput
   /** Also serves the deprecated HTTP+SSE transport (2024-11-05) on its two endpoints (default off). */
   readonly legacySse?: boolean | {
     /** The SSE endpoint (default `/sse`). */
@@ -76,6 +88,7 @@ export interface Config {
   readonly retryMs: number
   readonly lifetime: Duration.Duration | undefined
   readonly maxBody: number
+  readonly relayTimeout: Duration.Duration
   /** The legacy HTTP+SSE endpoints, when served. */
   readonly legacy: { readonly ssePath: string; readonly messagesPath: string } | undefined
 }
@@ -99,6 +112,7 @@ export const resolve = (options: Options): Config => {
     retryMs: Duration.toMillis(options.retryInterval ?? Duration.seconds(1)),
     lifetime: options.sseConnectionLifetime === undefined ? undefined : Duration.decode(options.sseConnectionLifetime),
     maxBody: options.maxBodySize ?? 4 * 1024 * 1024,
+    relayTimeout: Duration.decode(options.relayTimeout ?? Duration.seconds(10)),
     legacy: legacy === undefined
       ? undefined
       : { ssePath: legacy.ssePath ?? "/sse", messagesPath: legacy.messagesPath ?? "/messages" }

@@ -1,9 +1,12 @@
 /**
  * The deprecated HTTP+SSE transport (2024-11-05) on its two endpoints: a GET opens a session that lives as long as
  * its SSE stream, whose first event names where to POST; a POST carries a message to the session its query names,
- * and its answer travels on that session's stream.
+ * and its answer travels on that session's stream. On a server of several processes (a `SessionDirectory`), each
+ * session is claimed in the directory while its stream is open, and a POST for a session another process holds is
+ * relayed to it, so that the balancer need not be sticky.
  */
 import { McpServer, Transport } from "@effect-mcp/core"
+import { McpError } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
@@ -12,12 +15,14 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import type * as SessionDirectory from "../../SessionDirectory.js"
 import * as Media from "../media.js"
 import * as Sse from "../sse.js"
 import type { Admission } from "./admission.js"
 import type { Config } from "./config.js"
 import type { Incoming, Reply } from "./exchange.js"
 import type { JsonBody } from "./jsonBody.js"
+import { relay } from "./relay.js"
 import * as Replies from "./reply.js"
 import type { RequestGuard } from "./requestGuard.js"
 import { randomId, type Slot } from "./session.js"
@@ -40,13 +45,21 @@ export interface Deps {
   readonly guard: RequestGuard
   readonly jsonBody: JsonBody
   readonly messagesPath: string
+  /** Where the sessions of the server's other processes are, when it has any: each session is claimed there. */
+  readonly directory: SessionDirectory.SessionDirectoryService | undefined
 }
 
 const accepted: Reply = { status: 202, headers: {}, contentType: "text/plain", body: "Accepted" }
 
+const directoryUnavailable = Replies.error(
+  503,
+  new McpError.InternalError({ message: "The session directory is unavailable; retry later" }),
+  { "retry-after": "1" }
+)
+
 /** The legacy endpoints of a server. */
 export const make = (deps: Deps): Legacy => {
-  const { admission, config, guard, jsonBody, messagesPath, rootScope, server } = deps
+  const { admission, config, directory, guard, jsonBody, messagesPath, rootScope, server } = deps
   const sessions = new Map<string, { readonly incoming: Transport.Inbound }>()
 
   const stream = (request: Incoming) =>
@@ -59,6 +72,15 @@ export const make = (deps: Deps): Legacy => {
       const refused = yield* admission.admit(slot)
       if (refused !== undefined) return refused
       const id = randomId()
+      if (directory !== undefined) {
+        // A session the other processes cannot find would answer its POSTs 404 there: none is made while it is away.
+        const claimed = yield* Effect.either(directory.claim(id))
+        if (Either.isLeft(claimed)) {
+          yield* Effect.logWarning("effect-mcp: the session directory is unavailable", claimed.left)
+          admission.limits.remove(slot)
+          return directoryUnavailable
+        }
+      }
       const incoming = yield* Transport.makeInbound
       const outgoing = yield* Queue.unbounded<Transport.Outgoing>()
       const scope = yield* Scope.fork(rootScope, ExecutionStrategy.sequential)
@@ -82,7 +104,7 @@ export const make = (deps: Deps): Legacy => {
         sessions.delete(id)
         admission.limits.remove(slot)
         incoming.end()
-        return Scope.close(scope, Exit.void)
+        return Effect.zipRight(Scope.close(scope, Exit.void), release(id))
       })
       const events = Stream.concat(
         Stream.make(Sse.endpoint(`${messagesPath}?sessionId=${id}`)),
@@ -93,13 +115,32 @@ export const make = (deps: Deps): Legacy => {
       return Replies.sse(body, Replies.sseHeaders)
     })
 
+  const release = (id: string) =>
+    directory === undefined ? Effect.void : Effect.catchAll(
+      directory.release(id),
+      (error) => Effect.logWarning("effect-mcp: the session directory could not forget a session", error)
+    )
+
+  /** A POST for a session this process does not hold: relayed to its owner, else 404. */
+  const elsewhere = (request: Incoming, id: string | null) =>
+    Effect.gen(function*() {
+      if (directory === undefined || id === null) return Replies.sessionNotFound()
+      if (!Media.isJson(request.headers["content-type"])) return Replies.unsupportedMediaType
+      const parsed = yield* jsonBody(request)
+      if (Either.isLeft(parsed)) return parsed.left
+      const relayed = yield* relay(directory, id, request, JSON.stringify(parsed.right), {
+        timeout: config.relayTimeout
+      })
+      return relayed ?? Replies.sessionNotFound()
+    })
+
   const message = (request: Incoming) =>
     Effect.gen(function*() {
       const auth = yield* guard(request)
       if (Either.isLeft(auth)) return auth.left
       const id = new URL(request.url, "http://localhost").searchParams.get("sessionId")
       const s = id === null ? undefined : sessions.get(id)
-      if (s === undefined) return Replies.sessionNotFound()
+      if (s === undefined) return yield* elsewhere(request, id)
       if (!Media.isJson(request.headers["content-type"])) return Replies.unsupportedMediaType
       const parsed = yield* jsonBody(request)
       if (Either.isLeft(parsed)) return parsed.left

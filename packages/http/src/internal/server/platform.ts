@@ -1,9 +1,11 @@
 /**
  * The @effect/platform adapter of the endpoint: a platform request as an `Incoming` (its body read under the body
- * limit), a `Reply` as a platform response, and the routes as an `HttpRouter` or as `HttpLayerRouter` routes.
+ * limit), a `Reply` as a platform response, the routes as an `HttpRouter` or as `HttpLayerRouter` routes, and the
+ * origin a platform server is reached at (what a server on several processes advertises to the others).
  */
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpRouter from "@effect/platform/HttpRouter"
+import type * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
@@ -80,3 +82,17 @@ export const layerRoutes = (routes: ReadonlyArray<Route>): ReadonlyArray<HttpLay
       (request) => Effect.map(route.handle(fromPlatform(request)), toPlatform)
     )
   )
+
+/** Addresses that accept connections on every interface: the others reach them at the loopback address. */
+const wildcards = new Set(["0.0.0.0", "::", "0:0:0:0:0:0:0:0", ""])
+
+/**
+ * The origin (`http://host:port`) at which a platform server listening on TCP is reached from this machine (a wildcard
+ * address as 127.0.0.1); none for a Unix socket.
+ */
+export const originOf = (server: HttpServer.HttpServer): Option.Option<string> => {
+  const address = server.address
+  if (address._tag !== "TcpAddress") return Option.none()
+  const host = wildcards.has(address.hostname) ? "127.0.0.1" : address.hostname
+  return Option.some(`http://${host.includes(":") ? `[${host}]` : host}:${address.port}`)
+}

@@ -1,19 +1,37 @@
 /**
- * Relays a request for a handshake session that another process owns to that process (found in the
- * `SessionDirectory`), with `fetch`, and turns its answer into this endpoint's `Reply`: a JSON or empty body whole, an
- * SSE body streamed as it comes (closing ours aborts theirs). Undefined when no other live process owns the session:
- * the caller answers 404, and a dead owner's entry is forgotten; 503 when the directory cannot be read.
+ * Relays a request for a handshake session (Streamable HTTP, or a legacy HTTP+SSE POST) that another process owns to
+ * that process (found in the `SessionDirectory`), with `fetch`, and turns its answer into this endpoint's `Reply`:
+ * the body, JSON or SSE, streams back as it comes (closing ours aborts theirs), with nothing buffered. Undefined when
+ * no other live process owns the session: the caller answers 404, and a dead owner's entry is forgotten; 503 when the
+ * directory cannot be read; 504 when the owner does not answer within the timeout (when there is one). Only an id of
+ * the form this endpoint makes is ever looked up, so a hostile one never reaches the directory.
  */
 import { McpError } from "@effect-mcp/schema"
+import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as SessionDirectory from "../../SessionDirectory.js"
 import type { Incoming, Reply } from "./exchange.js"
 import * as Replies from "./reply.js"
+import { isSessionId } from "./session.js"
+
+/** Why a relayed request got no answer from the session's owner. */
+class RelayFailed extends Data.TaggedError("RelayFailed")<{
+  readonly reason: "unreachable" | "timeout"
+  readonly owner: string
+  readonly cause?: unknown
+}> {}
 
 const directoryUnavailable = Replies.error(
   503,
   new McpError.InternalError({ message: "The session directory is unavailable; retry later" }),
+  { "retry-after": "1" }
+)
+
+const ownerTimedOut = Replies.error(
+  504,
+  new McpError.InternalError({ message: "The process that holds this session did not answer in time; retry later" }),
   { "retry-after": "1" }
 )
 
@@ -29,23 +47,50 @@ const forwardedHeaders = (headers: Incoming["headers"]): Record<string, string> 
   return out
 }
 
-const replyOf = (response: Response): Effect.Effect<Reply> => {
+/** The owner's answer as a reply: its status and headers, its body (if any) streamed as it comes. */
+const replyOf = (response: Response): Reply => {
   const headers: Record<string, string> = {}
   response.headers.forEach((value, name) => {
     if (!hopByHop.has(name) && name !== "content-type") headers[name] = value
   })
   const contentType = response.headers.get("content-type") ?? undefined
   const head = { status: response.status, headers, ...(contentType === undefined ? {} : { contentType }) }
-  if (response.body === null) return Effect.succeed(head)
-  if (contentType?.startsWith("text/event-stream") === true) {
-    return Effect.succeed({
-      ...head,
-      body: Stream.fromReadableStream({ evaluate: () => response.body!, onError: (e) => e }).pipe(
-        Stream.catchAll(() => Stream.empty)
-      )
-    })
+  const body = response.body
+  if (body === null) return head
+  // The owner going away mid-answer ends the stream: the client resumes, or learns the session is gone.
+  return {
+    ...head,
+    body: Stream.fromReadableStream({ evaluate: () => body, onError: (e) => e }).pipe(
+      Stream.catchAll(() => Stream.empty)
+    )
   }
-  return Effect.map(Effect.promise(() => response.text()), (text) => ({ ...head, body: text }))
+}
+
+/** How one request is relayed. */
+export interface RelayOptions {
+  /** The longest to wait for the owner's response head (none: the client's own timeout bounds it). */
+  readonly timeout?: Duration.Duration | undefined
+}
+
+/** Sends the request to `owner`, failing with `RelayFailed` when the owner cannot be reached or does not answer. */
+const send = (owner: string, request: Incoming, body: string | undefined, options: RelayOptions) => {
+  const sent = Effect.tryPromise({
+    try: (signal) =>
+      fetch(new URL(request.url, owner), {
+        method: request.method,
+        headers: forwardedHeaders(request.headers),
+        ...(body === undefined ? {} : { body }),
+        redirect: "manual",
+        signal
+      }),
+    catch: (cause) => new RelayFailed({ reason: "unreachable", owner, cause })
+  })
+  return options.timeout === undefined ? sent : sent.pipe(
+    Effect.timeoutFail({
+      duration: options.timeout,
+      onTimeout: () => new RelayFailed({ reason: "timeout", owner })
+    })
+  )
 }
 
 /** Relays the request to the session's owner; undefined when no other live process owns it. */
@@ -53,32 +98,35 @@ export const relay = (
   directory: SessionDirectory.SessionDirectoryService,
   sessionId: string,
   request: Incoming,
-  body: string | undefined
+  body: string | undefined,
+  options: RelayOptions = {}
 ): Effect.Effect<Reply | undefined> => {
-  if (request.headers[SessionDirectory.relayedHeader] !== undefined) return Effect.succeed(undefined)
+  if (request.headers[SessionDirectory.relayedHeader] !== undefined || !isSessionId(sessionId)) {
+    return Effect.succeed(undefined)
+  }
   return Effect.gen(function*() {
     const owner = yield* directory.owner(sessionId)
     if (owner === undefined) return undefined
-    const sent = yield* Effect.either(Effect.tryPromise((signal) =>
-      fetch(new URL(request.url, owner), {
-        method: request.method,
-        headers: forwardedHeaders(request.headers),
-        ...(body === undefined ? {} : { body }),
-        signal
-      })
-    ))
-    if (sent._tag === "Left") {
-      // Its owner is gone: the session is too (the client initializes again on 404).
-      yield* Effect.logInfo(`effect-mcp: the owner of session ${sessionId} at ${owner} is gone`)
-      yield* directory.release(sessionId)
-      return undefined
-    }
-    return yield* replyOf(sent.right)
+    return replyOf(yield* send(owner, request, body, options))
   }).pipe(
-    Effect.catchTag(
-      "SessionDirectoryError",
-      (error) =>
-        Effect.as(Effect.logWarning("effect-mcp: the session directory is unavailable", error), directoryUnavailable)
-    )
+    Effect.catchTags({
+      SessionDirectoryError: (error) =>
+        Effect.as(Effect.logWarning("effect-mcp: the session directory is unavailable", error), directoryUnavailable),
+      RelayFailed: (failure) =>
+        failure.reason === "timeout"
+          ? Effect.as(
+            Effect.logWarning(`effect-mcp: the owner of session ${sessionId} at ${failure.owner} did not answer`),
+            ownerTimedOut
+          )
+          : Effect.gen(function*() {
+            // Its owner is gone: the session is too (the client initializes again on 404).
+            yield* Effect.logInfo(`effect-mcp: the owner of session ${sessionId} at ${failure.owner} is gone`)
+            yield* Effect.catchAll(
+              directory.release(sessionId),
+              (error) => Effect.logWarning("effect-mcp: the session directory could not forget a session", error)
+            )
+            return undefined
+          })
+    })
   )
 }

@@ -57,6 +57,9 @@ export const isIdle = (s: Session): boolean => {
   return true
 }
 
+/** Whether a value has the form of a session id this endpoint makes (`randomId`): anything else names no session. */
+export const isSessionId = (id: string): boolean => /^[0-9a-f]{32}$/.test(id)
+
 /** A new session id: 128 random bits in hex. */
 export const randomId = (): string => {
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16))
