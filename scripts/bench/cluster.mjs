@@ -16,7 +16,7 @@ export const name = "cluster"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const Cluster = await import(pathToFileURL(join(root, "examples", "cluster", "dist", "Cluster.js")).href)
-const RedisServer = await import(pathToFileURL(join(root, "examples", "cluster", "dist", "RedisServer.js")).href)
+const RedisServer = await import(pathToFileURL(join(root, "examples", "redis-server", "dist", "RedisServer.js")).href)
 
 const CALLS = Number(process.env.BENCH_CLUSTER_CALLS ?? 2000)
 const WARMUP = Number(process.env.BENCH_CLUSTER_WARMUP ?? 1000)

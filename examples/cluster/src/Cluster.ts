@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { type RedisServer, startRedis } from "./RedisServer.js"
+import { type RedisServer, startRedis } from "@effect-mcp-examples/redis-server"
 import { type Proxy, roundRobinProxy } from "./RoundRobinProxy.js"
 
 /** The everything server, built (`tsc -b`). */

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { Redis } from "ioredis"
-import { type RedisServer, startRedis } from "../../../examples/cluster/src/RedisServer.js"
+import { type RedisServer, startRedis } from "@effect-mcp-examples/redis-server"
 
 let prefixes = 0
 

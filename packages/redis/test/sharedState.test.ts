@@ -13,7 +13,7 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
-import { type RedisServer, startRedis } from "../../../examples/cluster/src/RedisServer.js"
+import { type RedisServer, startRedis } from "@effect-mcp-examples/redis-server"
 
 const meta = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
