@@ -1,7 +1,8 @@
 /**
- * The one starter of a real redis-server, for the cluster example, its benchmark and every test that needs one (Debian's package;
- * .ci/run installs it): on a free loopback port, with no persistence, in a temporary directory, stopped when the scope
- * closes. `stop` and `restart` take it away and bring it back on the same port (Redis going down mid-run).
+ * The one starter of a real redis-server, for the cluster example, its benchmark and every test that needs one
+ * (Debian's package; .ci/run installs it): on a free loopback port, with no persistence, in a temporary directory,
+ * stopped when the scope closes. `stop` and `restart` take it away and bring it back on the same port (Redis going
+ * down mid-run).
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
