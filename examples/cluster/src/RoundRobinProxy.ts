@@ -1,7 +1,8 @@
 /**
  * A round-robin HTTP proxy on 127.0.0.1, in front of several servers, with no stickiness at all: each request goes to
  * the next backend, whatever session or stream it belongs to. A backend that refuses the connection (its process is
- * gone) is skipped for that request, as a load balancer's health check would; responses (SSE too) are streamed back.
+ * gone) is skipped for that request, as a load balancer's health check would; responses (SSE too) are streamed back,
+ * and a backend that dies mid-response cuts the client's connection.
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -29,6 +30,9 @@ const forward = (
       outgoing.writeHead(response.statusCode ?? 502, response.headers)
       response.pipe(outgoing)
       outgoing.once("close", () => response.destroy())
+      // A backend that dies mid-answer cuts the client's connection too (an open SSE stream ends), as a balancer does.
+      response.once("error", () => outgoing.destroy())
+      response.once("aborted", () => outgoing.destroy())
       resolve(true)
     })
     upstream.once("error", () => {

@@ -14,8 +14,15 @@ import * as Layer from "effect/Layer"
 import * as Cluster from "./Cluster.js"
 import * as Everything from "./Everything.js"
 
-/** The HTTP endpoint's settings: SSE connections are cut short, so `test_reconnection` exercises resumption. */
-const httpOptions: McpHttpServer.Options = { sseConnectionLifetime: "300 millis", retryInterval: "200 millis" }
+/**
+ * The HTTP endpoint's settings: SSE connections are cut short, so `test_reconnection` exercises resumption; the
+ * deprecated HTTP+SSE transport (2024-11-05) is served beside it (`/sse`, `/messages`).
+ */
+const httpOptions: McpHttpServer.Options = {
+  sseConnectionLifetime: "300 millis",
+  retryInterval: "200 millis",
+  legacySse: true
+}
 
 /** The scope `echo` requires on a protected endpoint. */
 export const echoScope = "mcp:write"

@@ -1,6 +1,7 @@
 /**
  * The everything server as a program. `--stdio` serves on stdin/stdout; `--http [--port N]` serves
- * Streamable HTTP on 127.0.0.1 (port 0, any free one, unless given) and prints one line
+ * Streamable HTTP on 127.0.0.1 (port 0, any free one, unless given), and the deprecated HTTP+SSE transport
+ * (2024-11-05) at `/sse`, and prints one line
  * `LISTENING <url>` on stdout once it accepts connections; `--auth-issuer <issuer-url>` protects that
  * endpoint with JWT access tokens from the issuer (audience: the printed URL), and `echo` then needs
  * the scope `mcp:write`. `--redis <url>` keeps the server's shared state in Redis (docs/scale-out.md), so that several
