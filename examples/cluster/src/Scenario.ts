@@ -1,7 +1,7 @@
 /**
  * The scale-out scenario, told a line per event: three everything processes on one Redis behind a round-robin proxy
- * that is not sticky serve one 2026-07-28 client and one 2025-11-25 session as one server, then one process is
- * SIGKILLed and the clients carry on.
+ * that is not sticky serve one 2026-07-28 client, one 2025-11-25 session and one 2024-11-05 HTTP+SSE session as one
+ * server, then one process is SIGKILLed and the clients carry on.
  */
 import { ClientHandlers, McpClient } from "@effect-mcp/core"
 import { McpNodeHttpClient } from "@effect-mcp/http"
@@ -30,6 +30,17 @@ const clientOf = (cluster: Cluster, revision?: "2025-11-25") =>
             elicit: () => Effect.succeed({ action: "accept", content: { username: "ada", email: "ada@example.com" } })
           }))
         )
+    ),
+    Context.get(McpClient.McpClient)
+  )
+
+/** A client pinned to 2024-11-05 at the proxy's `/sse`: the deprecated HTTP+SSE transport. */
+const legacyClientOf = (cluster: Cluster) =>
+  Effect.map(
+    Layer.build(
+      McpClient.layer({ name: "cluster-example", version: "0.1.0", revision: "2024-11-05" }).pipe(
+        Layer.provide(McpNodeHttpClient.layer({ url: `${cluster.proxy.origin}/sse` }))
+      )
     ),
     Context.get(McpClient.McpClient)
   )
@@ -79,6 +90,12 @@ export const run = (say: Say): Effect.Effect<void, Error | McpClient.McpClientEr
     const session = yield* clientOf(cluster, "2025-11-25")
     for (let i = 0; i < 3; i++) {
       yield* say(`2025-11-25 session call answered by ${textOf(yield* session.callTool("cluster_whoami", {}))}`)
+    }
+
+    // Its stream stays on one process; each POST reaches the next one, which relays it there.
+    const legacy = yield* legacyClientOf(cluster)
+    for (let i = 0; i < 3; i++) {
+      yield* say(`2024-11-05 HTTP+SSE call answered by ${textOf(yield* legacy.callTool("cluster_whoami", {}))}`)
     }
 
     const long = yield* modern.callToolAsTask("cluster_task", { ms: 600_000 })
