@@ -37,6 +37,6 @@ export interface Reply {
   readonly headers: Readonly<Record<string, string>>
   /** The `Content-Type` of the body, when there is one. */
   readonly contentType?: string
-  /** A whole body, or an SSE stream that the adapter writes as it comes, or none. */
+  /** A whole body, or a stream (SSE, or an answer relayed from another process) written as it comes, or none. */
   readonly body?: string | Stream.Stream<Uint8Array>
 }

@@ -57,12 +57,14 @@ const replyOf = (response: Response): Reply => {
   const head = { status: response.status, headers, ...(contentType === undefined ? {} : { contentType }) }
   const body = response.body
   if (body === null) return head
-  // The owner going away mid-answer ends the stream: the client resumes, or learns the session is gone.
+  const bytes = Stream.fromReadableStream({ evaluate: () => body, onError: (cause) => cause })
   return {
     ...head,
-    body: Stream.fromReadableStream({ evaluate: () => body, onError: (e) => e }).pipe(
-      Stream.catchAll(() => Stream.empty)
-    )
+    // The owner going away mid-answer ends an SSE stream, as any cut stream ends (the client resumes it, or learns
+    // that the session is gone); it cuts a whole body, so that it never ends cleanly truncated.
+    body: contentType?.startsWith("text/event-stream") === true
+      ? Stream.catchAll(bytes, () => Stream.empty)
+      : Stream.orDieWith(bytes, (cause) => new Error("The relayed answer was cut", { cause }))
   }
 }
 
