@@ -1,5 +1,6 @@
-// Two servers mounted through the @effect/platform adapter (`McpHttpServer.layer` on the platform's node server), each
-// on its own loopback port with its own connection to one real redis-server: they advertise their origins to the
+// Two servers mounted through the @effect/platform adapter on the platform's node server (one with
+// `McpHttpServer.layer`, the other with `McpHttpServer.layerRouter` under `HttpLayerRouter.serve`), each on its own
+// loopback port with its own connection to one real redis-server: they advertise their origins to the
 // session directory by themselves, so a request for a session held by one, sent to the other, is relayed to its owner
 // (Streamable HTTP, and a legacy HTTP+SSE POST).
 import { McpServer } from "@effect-mcp/core"
@@ -8,6 +9,7 @@ import { startRedis } from "@effect-mcp-examples/redis-server"
 import { McpRedis } from "@effect-mcp/redis"
 import { describe, expect, it } from "@effect/vitest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -15,8 +17,17 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { createServer } from "node:http"
 
+/** How the endpoint is mounted on the platform's server. */
+const mounted = {
+  layer: McpHttpServer.layer({ legacySse: true }),
+  layerRouter: HttpLayerRouter.serve(McpHttpServer.layerRouter({ legacySse: true }), {
+    disableLogger: true,
+    disableListenLog: true
+  })
+}
+
 /** One server process: a tool that names it, the endpoint on the platform's node server, its state on Redis. */
-const serverProcess = (label: string, redisUrl: string, prefix: string) =>
+const serverProcess = (label: string, redisUrl: string, prefix: string, mount: keyof typeof mounted) =>
   Effect.gen(function*() {
     const which = McpServer.tool({
       name: "which",
@@ -25,7 +36,7 @@ const serverProcess = (label: string, redisUrl: string, prefix: string) =>
       handler: () => Effect.succeed(label)
     })
     const context = yield* Layer.build(
-      McpHttpServer.layer({ legacySse: true }).pipe(
+      mounted[mount].pipe(
         Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
         Layer.provideMerge(which.pipe(Layer.provideMerge(McpServer.layer({ name: "relayed", version: "1" })))),
         Layer.provideMerge(McpRedis.layer({ url: redisUrl, prefix }))
@@ -41,7 +52,10 @@ let prefixes = 0
 const twoServers = Effect.gen(function*() {
   const redis = yield* startRedis
   const prefix = `relay${++prefixes}:`
-  return { a: yield* serverProcess("a", redis.url, prefix), b: yield* serverProcess("b", redis.url, prefix) }
+  return {
+    a: yield* serverProcess("a", redis.url, prefix, "layer"),
+    b: yield* serverProcess("b", redis.url, prefix, "layerRouter")
+  }
 })
 
 const accept = "application/json, text/event-stream"
