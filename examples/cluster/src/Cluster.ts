@@ -2,11 +2,11 @@
  * A cluster: a real redis-server, processes of the everything server started with `--http --redis`, and the
  * round-robin proxy in front of them, all stopped with the scope.
  */
+import { type RedisServer, startRedis } from "@effect-mcp-examples/redis-server"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { type RedisServer, startRedis } from "@effect-mcp-examples/redis-server"
 import { type Proxy, roundRobinProxy } from "./RoundRobinProxy.js"
 
 /** The everything server, built (`tsc -b`). */

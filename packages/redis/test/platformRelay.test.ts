@@ -3,14 +3,14 @@
 // loopback port with its own connection to one real redis-server: they advertise their origins to the
 // session directory by themselves, so a request for a session held by one, sent to the other, is relayed to its owner
 // (Streamable HTTP, and a legacy HTTP+SSE POST).
+import { startRedis } from "@effect-mcp-examples/redis-server"
 import { McpServer } from "@effect-mcp/core"
 import { McpHttpServer } from "@effect-mcp/http"
-import { startRedis } from "@effect-mcp-examples/redis-server"
 import { McpRedis } from "@effect-mcp/redis"
-import { describe, expect, it } from "@effect/vitest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
+import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

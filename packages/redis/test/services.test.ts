@@ -1,5 +1,6 @@
 // The Redis task store and SSE event store as services, each built twice over its own connection (two processes)
 // to one real redis-server.
+import { type RedisServer, startRedis } from "@effect-mcp-examples/redis-server"
 import { TaskStore } from "@effect-mcp/core"
 import { EventStore } from "@effect-mcp/http"
 import { McpRedis } from "@effect-mcp/redis"
@@ -9,7 +10,6 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { Redis } from "ioredis"
-import { type RedisServer, startRedis } from "@effect-mcp-examples/redis-server"
 
 let prefixes = 0
 

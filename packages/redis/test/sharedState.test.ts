@@ -1,5 +1,6 @@
 // Two servers, each with its own Redis connection (as two processes have), over one real redis-server: the state
 // they share through McpRedis.layer makes them serve as one server. Then Redis goes away and comes back.
+import { type RedisServer, startRedis } from "@effect-mcp-examples/redis-server"
 import { McpServer, RequestContext, Transport } from "@effect-mcp/core"
 import { McpRedis, RedisConnection } from "@effect-mcp/redis"
 import { describe, expect, it } from "@effect/vitest"
@@ -13,7 +14,6 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
-import { type RedisServer, startRedis } from "@effect-mcp-examples/redis-server"
 
 const meta = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
