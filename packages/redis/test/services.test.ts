@@ -2,7 +2,7 @@
 // to one real redis-server.
 import { type RedisServer, startRedis } from "@effect-mcp-examples/redis-server"
 import { TaskStore } from "@effect-mcp/core"
-import { EventStore } from "@effect-mcp/http"
+import { EventStore, SessionDirectory } from "@effect-mcp/http"
 import { McpRedis } from "@effect-mcp/redis"
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -17,7 +17,8 @@ let prefixes = 0
 const processOf = (redis: RedisServer, prefix: string) =>
   Effect.map(Layer.build(McpRedis.layer({ url: redis.url, prefix })), (context) => ({
     tasks: Context.get(context, TaskStore.TaskStore),
-    events: Context.get(context, EventStore.EventStore)
+    events: Context.get(context, EventStore.EventStore),
+    sessions: Context.get(context, SessionDirectory.SessionDirectory)
   }))
 
 const setup = Effect.gen(function*() {
@@ -94,5 +95,28 @@ describe("the Redis event store", () => {
       yield* redis.stop
       expect(yield* Effect.flip(a.events.after("s1", "g", -1))).toMatchObject({ _tag: "EventStoreError" })
       expect(yield* Effect.flip(a.events.append("s1", "g", 4, {}))).toMatchObject({ _tag: "EventStoreError" })
+    }))
+})
+
+describe("the Redis session directory", () => {
+  it.scopedLive("a session claimed by one process is found by the other; an id that is not a key never reaches Redis", () =>
+    Effect.gen(function*() {
+      const { a, b, prefix, redis } = yield* setup
+      yield* a.sessions.advertise("http://127.0.0.1:1001")
+      yield* b.sessions.advertise("http://127.0.0.1:1002")
+      yield* a.sessions.claim("0123abcd")
+      expect(yield* b.sessions.owner("0123abcd")).toBe("http://127.0.0.1:1001")
+      // Its own session is not elsewhere.
+      expect(yield* a.sessions.owner("0123abcd")).toBeUndefined()
+      yield* b.sessions.release("0123abcd")
+      expect(yield* b.sessions.owner("0123abcd")).toBeUndefined()
+      const raw = new Redis(redis.url)
+      yield* Effect.addFinalizer(() => Effect.promise(() => raw.quit()))
+      for (const hostile of ["*", "a:b", "x\r\nDEL *", "", "k".repeat(129), "../session"]) {
+        expect(yield* b.sessions.owner(hostile)).toBeUndefined()
+        yield* b.sessions.release(hostile)
+        expect(yield* Effect.flip(a.sessions.claim(hostile))).toMatchObject({ _tag: "SessionDirectoryError" })
+      }
+      expect(yield* Effect.promise(() => raw.keys(`${prefix}session:*`))).toEqual([])
     }))
 })
