@@ -6,7 +6,6 @@
  * relayed to it, so that the balancer need not be sticky.
  */
 import { McpServer, Transport } from "@effect-mcp/core"
-import { McpError } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
@@ -51,12 +50,6 @@ export interface Deps {
 
 const accepted: Reply = { status: 202, headers: {}, contentType: "text/plain", body: "Accepted" }
 
-const directoryUnavailable = Replies.error(
-  503,
-  new McpError.InternalError({ message: "The session directory is unavailable; retry later" }),
-  { "retry-after": "1" }
-)
-
 /** The legacy endpoints of a server. */
 export const make = (deps: Deps): Legacy => {
   const { admission, config, directory, guard, jsonBody, messagesPath, rootScope, server } = deps
@@ -78,7 +71,7 @@ export const make = (deps: Deps): Legacy => {
         if (Either.isLeft(claimed)) {
           yield* Effect.logWarning("effect-mcp: the session directory is unavailable", claimed.left)
           admission.limits.remove(slot)
-          return directoryUnavailable
+          return Replies.directoryUnavailable
         }
       }
       const incoming = yield* Transport.makeInbound

@@ -23,12 +23,6 @@ class RelayFailed extends Data.TaggedError("RelayFailed")<{
   readonly cause?: unknown
 }> {}
 
-const directoryUnavailable = Replies.error(
-  503,
-  new McpError.InternalError({ message: "The session directory is unavailable; retry later" }),
-  { "retry-after": "1" }
-)
-
 const ownerTimedOut = Replies.error(
   504,
   new McpError.InternalError({ message: "The process that holds this session did not answer in time; retry later" }),
@@ -113,7 +107,10 @@ export const relay = (
   }).pipe(
     Effect.catchTags({
       SessionDirectoryError: (error) =>
-        Effect.as(Effect.logWarning("effect-mcp: the session directory is unavailable", error), directoryUnavailable),
+        Effect.as(
+          Effect.logWarning("effect-mcp: the session directory is unavailable", error),
+          Replies.directoryUnavailable
+        ),
       RelayFailed: (failure) =>
         failure.reason === "timeout"
           ? Effect.as(

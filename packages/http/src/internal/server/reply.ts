@@ -76,3 +76,10 @@ export const eventStoreUnavailable: Reply = error(
   new McpError.InternalError({ message: "The event store is unavailable; retry later" }),
   { "retry-after": "1" }
 )
+
+/** 503: the session directory of a server on several processes cannot be reached (the client may retry). */
+export const directoryUnavailable: Reply = error(
+  503,
+  new McpError.InternalError({ message: "The session directory is unavailable; retry later" }),
+  { "retry-after": "1" }
+)

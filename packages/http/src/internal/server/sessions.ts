@@ -50,12 +50,6 @@ export interface Deps {
   readonly directory: SessionDirectory.SessionDirectoryService | undefined
 }
 
-const directoryUnavailable = Replies.error(
-  503,
-  new McpError.InternalError({ message: "The session directory is unavailable; retry later" }),
-  { "retry-after": "1" }
-)
-
 const sessionIdRequired = Replies.error(400, McpError.serverError("Bad Request: Mcp-Session-Id header is required"))
 
 /** The sessions of an endpoint, reaped when idle and ended with the current Scope. */
@@ -139,7 +133,7 @@ export const make = (deps: Deps): Effect.Effect<Sessions, never, Scope.Scope> =>
             yield* Effect.logWarning("effect-mcp: the session directory is unavailable", claimed.left)
             admission.limits.remove(session.slot)
             yield* Scope.close(scope, Exit.void)
-            return Either.left(directoryUnavailable)
+            return Either.left(Replies.directoryUnavailable)
           }
         }
         sessions.set(id, session)
