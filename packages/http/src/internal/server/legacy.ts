@@ -21,7 +21,7 @@ import type { Admission } from "./admission.js"
 import type { Config } from "./config.js"
 import type { Incoming, Reply } from "./exchange.js"
 import type { JsonBody } from "./jsonBody.js"
-import { relay } from "./relay.js"
+import { forget, relay } from "./relay.js"
 import * as Replies from "./reply.js"
 import type { RequestGuard } from "./requestGuard.js"
 import { randomId, type Slot } from "./session.js"
@@ -97,7 +97,7 @@ export const make = (deps: Deps): Legacy => {
         sessions.delete(id)
         admission.limits.remove(slot)
         incoming.end()
-        return Effect.zipRight(Scope.close(scope, Exit.void), release(id))
+        return Effect.zipRight(Scope.close(scope, Exit.void), forget(directory, id))
       })
       const events = Stream.concat(
         Stream.make(Sse.endpoint(`${messagesPath}?sessionId=${id}`)),
@@ -107,12 +107,6 @@ export const make = (deps: Deps): Legacy => {
       const body = Stream.merge(events, ticks, { haltStrategy: "left" }).pipe(Stream.ensuring(end))
       return Replies.sse(body, Replies.sseHeaders)
     })
-
-  const release = (id: string) =>
-    directory === undefined ? Effect.void : Effect.catchAll(
-      directory.release(id),
-      (error) => Effect.logWarning("effect-mcp: the session directory could not forget a session", error)
-    )
 
   /** A POST for a session this process does not hold: relayed to its owner, else 404. */
   const elsewhere = (request: Incoming, id: string | null) =>

@@ -89,6 +89,16 @@ const send = (owner: string, request: Incoming, body: string | undefined, option
   )
 }
 
+/** Forgets a session in the directory; a directory that is away is logged (its entry expires with its ttl). */
+export const forget = (
+  directory: SessionDirectory.SessionDirectoryService | undefined,
+  sessionId: string
+): Effect.Effect<void> =>
+  directory === undefined ? Effect.void : Effect.catchAll(
+    directory.release(sessionId),
+    (error) => Effect.logWarning("effect-mcp: the session directory could not forget a session", error)
+  )
+
 /** Relays the request to the session's owner; undefined when no other live process owns it. */
 export const relay = (
   directory: SessionDirectory.SessionDirectoryService,
@@ -120,10 +130,7 @@ export const relay = (
           : Effect.gen(function*() {
             // Its owner is gone: the session is too (the client initializes again on 404).
             yield* Effect.logInfo(`effect-mcp: the owner of session ${sessionId} at ${failure.owner} is gone`)
-            yield* Effect.catchAll(
-              directory.release(sessionId),
-              (error) => Effect.logWarning("effect-mcp: the session directory could not forget a session", error)
-            )
+            yield* forget(directory, sessionId)
             return undefined
           })
     })

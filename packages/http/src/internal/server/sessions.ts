@@ -18,6 +18,7 @@ import type * as SessionDirectory from "../../SessionDirectory.js"
 import * as Outbox from "../outbox.js"
 import type { Admission } from "./admission.js"
 import type { Incoming, Reply } from "./exchange.js"
+import { forget } from "./relay.js"
 import * as Replies from "./reply.js"
 import type { Routing } from "./routing.js"
 import { isIdle, randomId, type Session } from "./session.js"
@@ -75,12 +76,7 @@ export const make = (deps: Deps): Effect.Effect<Sessions, never, Scope.Scope> =>
           yield* Scope.close(s.scope, Exit.void)
           for (const stream of [...s.streams.values()]) yield* routing.endStream(s, stream)
           yield* Outbox.evict(s.standalone)
-          if (directory !== undefined) {
-            yield* Effect.catchAll(
-              directory.release(s.id),
-              (error) => Effect.logWarning("effect-mcp: the session directory could not forget a session", error)
-            )
-          }
+          yield* forget(directory, s.id)
           if (store !== undefined) {
             yield* Effect.catchAll(
               store.forget(s.id),
