@@ -21,7 +21,7 @@ import type { Admission } from "./admission.js"
 import type { Config } from "./config.js"
 import type { Incoming, Reply } from "./exchange.js"
 import type { JsonBody } from "./jsonBody.js"
-import { forget, relay } from "./relay.js"
+import { forget, relay, relayable } from "./relay.js"
 import * as Replies from "./reply.js"
 import type { RequestGuard } from "./requestGuard.js"
 import { randomId, type Slot } from "./session.js"
@@ -111,7 +111,8 @@ export const make = (deps: Deps): Legacy => {
   /** A POST for a session this process does not hold: relayed to its owner, else 404. */
   const elsewhere = (request: Incoming, id: string | null) =>
     Effect.gen(function*() {
-      if (directory === undefined || id === null) return Replies.sessionNotFound()
+      // The body is read only for a request that may be relayed.
+      if (directory === undefined || id === null || !relayable(request, id)) return Replies.sessionNotFound()
       if (!Media.isJson(request.headers["content-type"])) return Replies.unsupportedMediaType
       const parsed = yield* jsonBody(request)
       if (Either.isLeft(parsed)) return parsed.left

@@ -89,6 +89,10 @@ const send = (owner: string, request: Incoming, body: string | undefined, option
   )
 }
 
+/** Whether a request may be relayed: not relayed already, and for an id of the form this endpoint makes. */
+export const relayable = (request: Incoming, sessionId: string): boolean =>
+  request.headers[SessionDirectory.relayedHeader] === undefined && isSessionId(sessionId)
+
 /** Forgets a session in the directory; a directory that is away is logged (its entry expires with its ttl). */
 export const forget = (
   directory: SessionDirectory.SessionDirectoryService | undefined,
@@ -107,9 +111,7 @@ export const relay = (
   body: string | undefined,
   options: RelayOptions = {}
 ): Effect.Effect<Reply | undefined> => {
-  if (request.headers[SessionDirectory.relayedHeader] !== undefined || !isSessionId(sessionId)) {
-    return Effect.succeed(undefined)
-  }
+  if (!relayable(request, sessionId)) return Effect.succeed(undefined)
   return Effect.gen(function*() {
     const owner = yield* directory.owner(sessionId)
     if (owner === undefined) return undefined
