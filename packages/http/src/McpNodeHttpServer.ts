@@ -243,8 +243,9 @@ export const layer = (
         })
       // A server on several processes tells the others where to relay requests for its sessions.
       const directory = yield* Effect.serviceOption(SessionDirectory.SessionDirectory)
-      if (Option.isSome(directory)) yield* directory.value.advertise(address.relayOrigin ?? address.origin)
-      return { host: address.host, port: address.port, origin: address.origin, url: address.url }
+      const { relayOrigin, ...served } = address
+      if (Option.isSome(directory)) yield* directory.value.advertise(relayOrigin ?? served.origin)
+      return served
     })
   )
 
