@@ -1,5 +1,6 @@
 /** The introspection cache: bounded in size (the oldest goes first) and by each token's `exp` and its own TTL. */
 import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as TokenCache from "../src/internal/server/oauth/tokenCache.js"
 
 const info = (token: string) => ({ token, scopes: ["s"] })
@@ -37,4 +38,15 @@ describe("TokenCache", () => {
     cache.set("a", info("a"), undefined)
     expect(cache.get("a")).toBeUndefined()
   })
+
+  it.effect("keys a token by the hex of its SHA-256 digest (Web Crypto), never the token itself", () =>
+    Effect.gen(function*() {
+      const key = yield* TokenCache.keyOf("secret-token")
+      expect(key).toMatch(/^[0-9a-f]{64}$/)
+      expect(key).not.toContain("secret-token")
+      expect(yield* TokenCache.keyOf("secret-token")).toBe(key)
+      expect(yield* TokenCache.keyOf("other-token")).not.toBe(key)
+      // SHA-256("abc"), FIPS 180-2's first example.
+      expect(yield* TokenCache.keyOf("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }))
 })

@@ -63,17 +63,20 @@ export const boundedText = (
   // A declared length is all the body can be: read it whole (reading it as a Stream costs far more per answer).
   if (Number.isFinite(declared)) return Effect.mapError(response.text, (e) => new Failed({ reason: e.reason }))
   return Effect.suspend(() => {
-    const parts: Array<Uint8Array> = []
+    // Decoded as it arrives (a character split across chunks waits for its rest): no Node Buffer, so that browsers and
+    // workers run it too.
+    const decoder = new TextDecoder()
+    let text = ""
     let size = 0
     return response.stream.pipe(
       Stream.mapError((e) => new Failed({ reason: e.reason })),
       Stream.runForEach((bytes) => {
         size += bytes.length
         if (size > maxBytes) return Effect.fail(tooLarge(maxBytes))
-        parts.push(bytes)
+        text += decoder.decode(bytes, { stream: true })
         return Effect.void
       }),
-      Effect.map(() => Buffer.concat(parts).toString("utf8"))
+      Effect.map(() => text + decoder.decode())
     )
   })
 }

@@ -53,7 +53,8 @@ export const make = (
   }
   return (token) =>
     Effect.gen(function*() {
-      const kept = cache.get(token)
+      const key = yield* TokenCache.keyOf(token)
+      const kept = cache.get(key)
       if (kept !== undefined) return kept
       const answer = yield* fetchJson(options.endpoint, {
         method: "POST",
@@ -70,7 +71,7 @@ export const make = (
         return yield* invalid("The token is not for this resource")
       }
       const info = Claims.authInfo(token, answer)
-      cache.set(token, info, exp)
+      cache.set(key, info, exp)
       return info
     })
 }
