@@ -66,9 +66,10 @@ const checkTarball = (tarball, scratch) => {
   const problems = []
   if (text.includes("workspace:")) problems.push("a workspace: range is left in package.json")
   if (existsSync(join(pkg, "dist", ".tsbuildinfo"))) problems.push("dist/.tsbuildinfo is packed")
-  const targets = Object.values(manifest.exports ?? {})
-    .flatMap((entry) => (entry === null ? [] : typeof entry === "string" ? [entry] : Object.values(entry)))
-    .filter((target) => !target.includes("*"))
+  // Every path an `exports` entry names, under any condition (conditions nest: `browser` → `types`, `default`).
+  const paths = (entry) =>
+    entry === null ? [] : typeof entry === "string" ? [entry] : Object.values(entry).flatMap(paths)
+  const targets = Object.values(manifest.exports ?? {}).flatMap(paths).filter((target) => !target.includes("*"))
   for (const target of targets) if (!existsSync(join(pkg, target))) problems.push(`exports names ${target}, not packed`)
   for (const bin of Object.values(manifest.bin ?? {})) {
     if (!existsSync(join(pkg, bin))) problems.push(`bin ${bin} is not packed`)

@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url"
 import puppeteer from "puppeteer-core"
 import type { PageResult } from "./browser/page.js"
 import { adapter, info, listenOnLoopback, tools } from "./helpers.js"
+import { sourcesPlugin } from "./sourcesPlugin.js"
 
 const chromium = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium"
 const haveChromium = existsSync(chromium)
@@ -31,10 +32,9 @@ if (!haveChromium && adapter === "node") {
   )
 }
 
-const packages = fileURLToPath(new URL("../../", import.meta.url))
-
 /**
- * The page's script: page.ts and what it imports, `@effect-mcp/*` taken from the sources (as the tests see them);
+ * The page's script: page.ts and what it imports, bundled for the browser as a user's bundler does it (through each
+ * package's `exports` and its `browser` condition), `@effect-mcp/*` taken from the sources (as the tests see them);
  * built once for the file.
  */
 const bundle = Effect.runSync(Effect.cached(Effect.promise(() =>
@@ -46,15 +46,7 @@ const bundle = Effect.runSync(Effect.cached(Effect.promise(() =>
     platform: "browser",
     target: "es2022",
     logLevel: "error",
-    plugins: [{
-      name: "effect-mcp-sources",
-      setup: (esbuild) => {
-        esbuild.onResolve({ filter: /^@effect-mcp\/[a-z]+(\/[A-Za-z]+)?$/ }, ({ path }) => {
-          const [, name, module] = path.split("/")
-          return { path: join(packages, name!, "src", `${module ?? "index"}.ts`) }
-        })
-      }
-    }]
+    plugins: [sourcesPlugin]
   }).then((result) => result.outputFiles[0]!.text)
 )))
 

@@ -29,7 +29,10 @@ const toBase64Url = (bytes: Uint8Array): string => {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
 }
 
-const fromBase64Url = (text: string): Uint8Array | undefined => {
+/** Bytes on an `ArrayBuffer` of their own, as Web Crypto's `BufferSource` asks in the DOM library's types. */
+type Bytes = Uint8Array<ArrayBuffer>
+
+const fromBase64Url = (text: string): Bytes | undefined => {
   try {
     const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"))
     return Uint8Array.from(binary, (c) => c.charCodeAt(0))
@@ -51,8 +54,9 @@ export interface Signer {
 
 type Key = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
 
+// The secret is copied: a caller's bytes may sit on a SharedArrayBuffer, which Web Crypto refuses.
 const importKey = (secret: Uint8Array): Promise<Key> =>
-  globalThis.crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"])
+  globalThis.crypto.subtle.importKey("raw", new Uint8Array(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"])
 
 /** A state sealed under a key: its payload and its MAC, each in Base64url. */
 const seal = async (key: Key, state: State, issuedAt: number): Promise<string> => {
@@ -62,7 +66,7 @@ const seal = async (key: Key, state: State, issuedAt: number): Promise<string> =
 }
 
 /** A sealed token split into its payload and MAC; undefined when it is not two Base64url parts. */
-const split = (token: string): { readonly payload: Uint8Array; readonly mac: Uint8Array } | undefined => {
+const split = (token: string): { readonly payload: Bytes; readonly mac: Bytes } | undefined => {
   const [p, m, extra] = token.split(".")
   if (p === undefined || m === undefined || extra !== undefined) return undefined
   const payload = fromBase64Url(p)

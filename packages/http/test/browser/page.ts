@@ -5,8 +5,8 @@
  * `globalThis.mcpResults` for the test to read.
  */
 import { McpClient } from "@effect-mcp/core"
-// The package index also exports the node:http adapters: a browser bundle imports the client module alone.
-import * as McpHttpClient from "@effect-mcp/http/McpHttpClient"
+// The package root: a browser bundle gets its `browser` entry, without the node:http adapters.
+import { McpHttpClient } from "@effect-mcp/http"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
