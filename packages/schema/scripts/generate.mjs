@@ -119,16 +119,66 @@ const dedupe = (members) => members.filter((m, i) => members.findIndex((o) => st
 // builds each of its schemas when first read (`definitions.X`): a session speaks one revision and reads a handful of
 // its types, so the other schemas of the five revisions are never built.
 
+// Every const is declared with its type, written with `typeof` the consts it is made of (see "declared types"
+// below), so that the declaration files stay as small as the sources.
+
 /** A module whose schemas are consts, built when it is imported. */
 const eager = {
   use: (name) => name,
-  declare: (name, expr) => `const ${name} = ${expr}`
+  typeOfUse: (name) => `typeof ${name}`,
+  declare: (name, expr, type) => `const ${name}: ${type} = ${expr}`
 }
 
 /** A module whose schemas are memoised builders, each built when first used. */
 const lazy = {
   use: (name) => `${name}()`,
-  declare: (name, expr) => `const ${name} = lazily(() => ${expr})`
+  typeOfUse: (name) => `ReturnType<typeof ${name}>`,
+  declare: (name, expr, type) => `const ${name}: () => ${type} = lazily(() => ${expr})`
+}
+
+// ---------- declared types ----------
+// Left to infer a const's type, TypeScript writes it out whole in the declaration file, and every const made of
+// other consts repeats their types in full: the domain's .d.ts grew to 2.7 MB from 71 kB of source, and a user's
+// project that checks declaration files (no `skipLibCheck`) spent minutes on ours. So every expression the generator
+// emits carries its type, made from its parts' types (`typeOf`), and each const is declared with it.
+
+/** Records the type of an expression (the same text always has the same type) and returns the expression. */
+const typed = (ctx, expr, type) => {
+  ctx.types.set(expr, type)
+  return expr
+}
+
+/**
+ * The types of the building blocks in internal/formats.ts (declared with these same types there). They are written
+ * out in Effect's own types, never as `typeof Formats.X`: a user's declaration file that names one of our schemas'
+ * types would otherwise import our internals, which the package does not export (and which TypeScript then reads as
+ * `any`).
+ */
+const formatTypes = {
+  "Formats.AnyJson": "Schema.SchemaClass<unknown>",
+  "Formats.JsonNumber": "Schema.SchemaClass<number>",
+  "Formats.Uri": "Schema.SchemaClass<string>",
+  "Formats.UriTemplate": "Schema.SchemaClass<string>",
+  "Formats.Base64": "Schema.SchemaClass<string>",
+  "Formats.OpenAnyJson": "Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>",
+  "Formats.AnyJsonRecord": "Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>",
+  "Formats.Foreign": `Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>`
+}
+
+/** The type of `Formats.OpenObject(value)` and `Formats.JsonRecord(value)` for a value of type `value`. */
+const makerTypes = {
+  "Formats.OpenObject": (value) => `Schema.Record$<Schema.SchemaClass<string>, ${value}>`,
+  "Formats.JsonRecord": (value) => `Schema.Record$<typeof Schema.String, ${value}>`
+}
+
+/** An expression naming a schema of Effect or of ours (`Schema.String`, `Formats.Uri`, `Json.JsonValue`). */
+const named = (ctx, expr) => typed(ctx, expr, formatTypes[expr] ?? `typeof ${expr}`)
+
+/** The type of an expression emitted before. */
+const typeOf = (ctx, expr) => {
+  const type = ctx.types.get(expr)
+  if (type === undefined) throw new Error(`no type recorded for ${expr}`)
+  return type
 }
 
 // ---------- shared sub-expressions ----------
@@ -144,6 +194,7 @@ const builds = (e) => e.includes("(") && !/^\w+\(\)$/.test(e)
 /** The first pass: counts every expression that builds a schema. */
 const counting = (style, counts) => ({
   use: style.use,
+  typeOfUse: style.typeOfUse,
   share: (e) => {
     if (builds(e)) counts.set(e, (counts.get(e) ?? 0) + 1)
     return e
@@ -151,12 +202,13 @@ const counting = (style, counts) => ({
 })
 
 /** The second pass: each expression used more than once becomes a const, declared (in `pending`) before its first use. */
-const hoisting = (style, counts) => {
+const hoisting = (style, counts, types) => {
   const names = new Map()
   const texts = new Map()
   const expand = (e) => e.replace(/\b(shared\d+)(?:\(\))?/g, (_, n) => texts.get(n))
   const out = {
     use: style.use,
+    typeOfUse: style.typeOfUse,
     pending: [],
     share: (e) => {
       const full = expand(e)
@@ -166,8 +218,9 @@ const hoisting = (style, counts) => {
         name = `shared${names.size + 1}`
         names.set(full, name)
         texts.set(name, full)
-        out.pending.push(style.declare(name, e))
+        out.pending.push(style.declare(name, e, types.get(e)))
       }
+      types.set(style.use(name), style.typeOfUse(name))
       return style.use(name)
     }
   }
@@ -180,10 +233,10 @@ const emit = (s, defs, ctx) =>
 
 /** Emits the expression of one node. */
 const emitNode = (s, defs, ctx) => {
-  if (s === true || isEmpty(s)) return "Formats.AnyJson"
+  if (s === true || isEmpty(s)) return named(ctx, "Formats.AnyJson")
   if (s.$ref) {
     const n = refName(s.$ref)
-    return jsonNames[n] ?? ctx.out.use(n)
+    return jsonNames[n] ? named(ctx, jsonNames[n]) : typed(ctx, ctx.out.use(n), ctx.out.typeOfUse(n))
   }
   if (s.allOf) return emitNode(flattenAllOf(s, defs), defs, ctx)
   if (s.anyOf || s.oneOf) {
@@ -193,39 +246,55 @@ const emitNode = (s, defs, ctx) => {
       .map(({ m }) => m)
     // A union of one is that member, shared (or not) as the node itself.
     if (members.length === 1) return emitNode(members[0], defs, ctx)
-    return `Schema.Union(${members.map((m) => emit(m, defs, ctx)).join(", ")})`
+    return union(ctx, members.map((m) => emit(m, defs, ctx)))
   }
-  if (s.const !== undefined) return `Schema.Literal(${JSON.stringify(s.const)})`
-  if (s.enum) return `Schema.Literal(${s.enum.map((e) => JSON.stringify(e)).join(", ")})`
-  if (Array.isArray(s.type)) {
-    return `Schema.Union(${s.type.map((t) => emit({ ...s, type: t }, defs, ctx)).join(", ")})`
-  }
+  if (s.const !== undefined) return literal(ctx, [s.const])
+  if (s.enum) return literal(ctx, s.enum)
+  if (Array.isArray(s.type)) return union(ctx, s.type.map((t) => emit({ ...s, type: t }, defs, ctx)))
   switch (s.type) {
     case "string":
-      if (s.format === "uri") return "Formats.Uri"
-      if (s.format === "uri-template") return "Formats.UriTemplate"
-      if (s.format === "byte") return "Formats.Base64"
-      return "Schema.String"
+      if (s.format === "uri") return named(ctx, "Formats.Uri")
+      if (s.format === "uri-template") return named(ctx, "Formats.UriTemplate")
+      if (s.format === "byte") return named(ctx, "Formats.Base64")
+      return named(ctx, "Schema.String")
     case "boolean":
-      return "Schema.Boolean"
+      return named(ctx, "Schema.Boolean")
     case "null":
-      return "Schema.Null"
+      return named(ctx, "Schema.Null")
     case "integer":
     case "number": {
-      let e = s.type === "integer" ? "Schema.Int" : "Formats.JsonNumber"
+      const e = named(ctx, s.type === "integer" ? "Schema.Int" : "Formats.JsonNumber")
       const checks = []
       if (s.minimum !== undefined) checks.push(`Schema.greaterThanOrEqualTo(${s.minimum})`)
       if (s.maximum !== undefined) checks.push(`Schema.lessThanOrEqualTo(${s.maximum})`)
-      return checks.length ? `${e}.pipe(${checks.join(", ")})` : e
+      return checks.length ? filtered(ctx, e, checks) : e
     }
     case "array": {
-      const item = s.items ? emit(s.items, defs, { ...ctx, domain: ctx.domain?.items }) : "Formats.AnyJson"
-      return s.maxItems !== undefined ? `Schema.Array(${item}).pipe(Schema.maxItems(${s.maxItems}))` : `Schema.Array(${item})`
+      const item = s.items ? emit(s.items, defs, { ...ctx, domain: ctx.domain?.items }) : named(ctx, "Formats.AnyJson")
+      const array = typed(ctx, `Schema.Array(${item})`, `Schema.Array$<${typeOf(ctx, item)}>`)
+      return s.maxItems !== undefined ? filtered(ctx, array, [`Schema.maxItems(${s.maxItems})`]) : array
     }
   }
   if (isObjectSchema(s) || s.additionalProperties !== undefined) return emitObject(s, defs, ctx)
   throw new Error(`unsupported JSON Schema node in ${ctx.name}: ${strip(s)}`)
 }
+
+/** `Schema.Union` of members. */
+const union = (ctx, members) =>
+  typed(ctx, `Schema.Union(${members.join(", ")})`, `Schema.Union<[${members.map((m) => typeOf(ctx, m)).join(", ")}]>`)
+
+/** `Schema.Literal` of JSON values. */
+const literal = (ctx, values) => {
+  const list = values.map((v) => JSON.stringify(v)).join(", ")
+  return typed(ctx, `Schema.Literal(${list})`, `Schema.Literal<[${list}]>`)
+}
+
+/** A schema piped through filters (`Schema.greaterThanOrEqualTo(0)`, …): each wraps its type in `Schema.filter`. */
+const filtered = (ctx, e, checks) =>
+  typed(ctx, `${e}.pipe(${checks.join(", ")})`, checks.reduce((type) => `Schema.filter<${type}>`, typeOf(ctx, e)))
+
+/** A call of one of our generic schema makers (`Formats.OpenObject(value)`): its type for that argument. */
+const made = (ctx, maker, arg) => typed(ctx, `${maker}(${arg})`, makerTypes[maker](typeOf(ctx, arg)))
 
 const emitObject = (s, defs, ctx) => {
   const props = Object.entries(s.properties ?? {})
@@ -233,26 +302,30 @@ const emitObject = (s, defs, ctx) => {
   const open = s.additionalProperties !== undefined && s.additionalProperties !== false
   const forceOpen = ctx.name.endsWith("MetaObject") && ctx.depth === 0
   if (props.length === 0) {
-    const value = open ? emit(s.additionalProperties, defs, ctx) : "Formats.AnyJson"
-    return value === "Formats.AnyJson" ? "Formats.OpenAnyJson" : `Formats.OpenObject(${value})`
+    const value = open ? emit(s.additionalProperties, defs, ctx) : named(ctx, "Formats.AnyJson")
+    return value === "Formats.AnyJson" ? named(ctx, "Formats.OpenAnyJson") : made(ctx, "Formats.OpenObject", value)
   }
   const domainProps = ctx.domain && !ctx.domain.$ref && !ctx.domain.anyOf ? ctx.domain.properties ?? {} : {}
   const fields = props.map(([k, v]) => {
     const inner = { ...ctx, depth: ctx.depth + 1, domain: domainProps[k] }
     const e = k === "_meta" && !v.$ref ? ctx.out.share(emitMeta(v, defs, inner)) : emit(v, defs, inner)
-    return `${key(k)}: ${required.has(k) ? e : ctx.out.share(`Schema.optionalWith(${e}, { exact: true })`)}`
+    if (required.has(k)) return [key(k), e]
+    const optional = `Schema.optionalWith(${e}, { exact: true })`
+    return [key(k), ctx.out.share(typed(ctx, optional, `Schema.optionalWith<${typeOf(ctx, e)}, { exact: true }>`))]
   })
   // Keys other revisions define here but this one does not: dropped when encoding for this revision.
   // (`id` and `jsonrpc` are the envelope's, not the revision's, and always pass through.)
   const foreign = open ? [] : Object.keys(domainProps).filter((k) => !(k in (s.properties ?? {})) && k !== "id" && k !== "jsonrpc")
-  for (const k of foreign) fields.push(`${key(k)}: Formats.Foreign`)
-  const body = `{ ${fields.join(", ")} }`
+  for (const k of foreign) fields.push([key(k), named(ctx, "Formats.Foreign")])
+  const body = `{ ${fields.map(([k, e]) => `${k}: ${e}`).join(", ")} }`
+  const bodyType = `{ ${fields.map(([k, e]) => `${k}: ${typeOf(ctx, e)}`).join("; ")} }`
   if (open || forceOpen) {
     const extra = open && !isEmpty(s.additionalProperties) ? emit(s.additionalProperties, defs, ctx) : undefined
     // An index signature also applies to declared keys, so a typed one is only kept when no key is declared.
-    return `Schema.Struct(${body}, ${extra && props.length === 0 ? `Formats.JsonRecord(${extra})` : "Formats.AnyJsonRecord"})`
+    const record = extra && props.length === 0 ? made(ctx, "Formats.JsonRecord", extra) : named(ctx, "Formats.AnyJsonRecord")
+    return typed(ctx, `Schema.Struct(${body}, ${record})`, `Schema.TypeLiteral<${bodyType}, [${typeOf(ctx, record)}]>`)
   }
-  return `Schema.Struct(${body})`
+  return typed(ctx, `Schema.Struct(${body})`, `Schema.Struct<${bodyType}>`)
 }
 
 /** An inline `_meta` object is always open. */
@@ -291,23 +364,26 @@ const header = (what) =>
 const emitModule = (defs, what, domain, style = eager) => {
   const order = topo(defs)
   const lines = [header(what) + (style === lazy ? `import { lazily } from "../internal/lazily.js"\n` : "")]
-  const exprOf = (name, out) => emit(defs[name], defs, { name, depth: 0, domain: domain?.[name], top: true, out })
+  const types = new Map()
+  const exprOf = (name, out) =>
+    emit(defs[name], defs, { name, depth: 0, domain: domain?.[name], top: true, out, types })
   const counts = new Map()
   const count = counting(style, counts)
   for (const name of order) exprOf(name, count)
-  const hoist = hoisting(style, counts)
+  types.clear()
+  const hoist = hoisting(style, counts, types)
   for (const name of order) {
     hoist.pending = []
     const expr = exprOf(name, hoist)
     lines.push(...hoist.pending)
     if (style === lazy) {
-      lines.push(style.declare(name, expr))
+      lines.push(style.declare(name, expr, typeOf({ types }, expr)))
       lines.push(`/** The \`${name}\` type. */`)
       lines.push(`export type ${name} = ReturnType<typeof ${name}>["Type"]`)
       continue
     }
     lines.push(`/** The \`${name}\` type. */`)
-    lines.push(`export const ${name} = ${expr}`)
+    lines.push(`export const ${name}: ${typeOf({ types }, expr)} = ${expr}`)
     lines.push(`/** The \`${name}\` type. */`)
     lines.push(`export type ${name} = typeof ${name}.Type`)
   }
@@ -319,7 +395,8 @@ const emitModule = (defs, what, domain, style = eager) => {
     lines.push(`${order.map((n) => `  get ${n}() {\n    return ${n}()\n  }`).join(",\n")}\n}`)
   } else {
     lines.push("/** Every definition of this module, by its name in the official schema. */")
-    lines.push(`export const definitions = {\n${order.map((n) => `  ${n}`).join(",\n")}\n} as const`)
+    lines.push(`export const definitions: {\n${order.map((n) => `  readonly ${n}: typeof ${n}`).join("\n")}\n} = {`)
+    lines.push(`${order.map((n) => `  ${n}`).join(",\n")}\n}`)
   }
   lines.push("")
   return lines.join("\n")

@@ -8,890 +8,1095 @@ import * as Formats from "../internal/formats.js"
 import * as Json from "../Json.js"
 
 /** The `Role` type. */
-export const Role = Schema.Literal("assistant", "user")
+export const Role: Schema.Literal<["assistant", "user"]> = Schema.Literal("assistant", "user")
 /** The `Role` type. */
 export type Role = typeof Role.Type
-const shared1 = Schema.Array(Role)
-const shared2 = Schema.optionalWith(shared1, { exact: true })
-const shared3 = Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1))
-const shared4 = Schema.optionalWith(shared3, { exact: true })
-const shared5 = Schema.Struct({ audience: shared2, priority: shared4 })
+const shared1: Schema.Array$<typeof Role> = Schema.Array(Role)
+const shared2: Schema.optionalWith<typeof shared1, { exact: true }> = Schema.optionalWith(shared1, { exact: true })
+const shared3: Schema.filter<Schema.filter<Schema.SchemaClass<number>>> = Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1))
+const shared4: Schema.optionalWith<typeof shared3, { exact: true }> = Schema.optionalWith(shared3, { exact: true })
+const shared5: Schema.Struct<{ audience: typeof shared2; priority: typeof shared4 }> = Schema.Struct({ audience: shared2, priority: shared4 })
 /** The `Annotated` type. */
-export const Annotated = Schema.Struct({ annotations: Schema.optionalWith(shared5, { exact: true }) })
+export const Annotated: Schema.Struct<{ annotations: Schema.optionalWith<typeof shared5, { exact: true }> }> = Schema.Struct({ annotations: Schema.optionalWith(shared5, { exact: true }) })
 /** The `Annotated` type. */
 export type Annotated = typeof Annotated.Type
-const shared6 = Schema.optionalWith(Schema.String, { exact: true })
+const shared6: Schema.optionalWith<typeof Schema.String, { exact: true }> = Schema.optionalWith(Schema.String, { exact: true })
 /** The `Annotations` type. */
-export const Annotations = Schema.Struct({ audience: shared2, priority: shared4, lastModified: shared6 })
+export const Annotations: Schema.Struct<{ audience: typeof shared2; priority: typeof shared4; lastModified: typeof shared6 }> = Schema.Struct({ audience: shared2, priority: shared4, lastModified: shared6 })
 /** The `Annotations` type. */
 export type Annotations = typeof Annotations.Type
 /** The `MetaObject` type. */
-export const MetaObject = Formats.OpenAnyJson
+export const MetaObject: Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>> = Formats.OpenAnyJson
 /** The `MetaObject` type. */
 export type MetaObject = typeof MetaObject.Type
-const shared7 = Schema.optionalWith(Annotations, { exact: true })
-const shared8 = Schema.optionalWith(Formats.OpenAnyJson, { exact: true })
+const shared7: Schema.optionalWith<typeof Annotations, { exact: true }> = Schema.optionalWith(Annotations, { exact: true })
+const shared8: Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>, { exact: true }> = Schema.optionalWith(Formats.OpenAnyJson, { exact: true })
 /** The `AudioContent` type. */
-export const AudioContent = Schema.Struct({ annotations: shared7, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio"), _meta: shared8 })
+export const AudioContent: Schema.Struct<{ annotations: typeof shared7; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["audio"]>; _meta: typeof shared8 }> = Schema.Struct({ annotations: shared7, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio"), _meta: shared8 })
 /** The `AudioContent` type. */
 export type AudioContent = typeof AudioContent.Type
 /** The `BaseMetadata` type. */
-export const BaseMetadata = Schema.Struct({ name: Schema.String, title: shared6 })
+export const BaseMetadata: Schema.Struct<{ name: typeof Schema.String; title: typeof shared6 }> = Schema.Struct({ name: Schema.String, title: shared6 })
 /** The `BaseMetadata` type. */
 export type BaseMetadata = typeof BaseMetadata.Type
 /** The `BlobResourceContents` type. */
-export const BlobResourceContents = Schema.Struct({ blob: Formats.Base64, mimeType: shared6, uri: Formats.Uri, _meta: shared8 })
+export const BlobResourceContents: Schema.Struct<{ blob: Schema.SchemaClass<string>; mimeType: typeof shared6; uri: Schema.SchemaClass<string>; _meta: typeof shared8 }> = Schema.Struct({ blob: Formats.Base64, mimeType: shared6, uri: Formats.Uri, _meta: shared8 })
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = typeof BlobResourceContents.Type
-const shared9 = Schema.optionalWith(Schema.Boolean, { exact: true })
+const shared9: Schema.optionalWith<typeof Schema.Boolean, { exact: true }> = Schema.optionalWith(Schema.Boolean, { exact: true })
 /** The `BooleanSchema` type. */
-export const BooleanSchema = Schema.Struct({ default: shared9, description: shared6, title: shared6, type: Schema.Literal("boolean") })
+export const BooleanSchema: Schema.Struct<{ default: typeof shared9; description: typeof shared6; title: typeof shared6; type: Schema.Literal<["boolean"]> }> = Schema.Struct({ default: shared9, description: shared6, title: shared6, type: Schema.Literal("boolean") })
 /** The `BooleanSchema` type. */
 export type BooleanSchema = typeof BooleanSchema.Type
-const shared10 = Schema.Array(Schema.String)
-const shared11 = Schema.optionalWith(shared10, { exact: true })
+const shared10: Schema.Array$<typeof Schema.String> = Schema.Array(Schema.String)
+const shared11: Schema.optionalWith<typeof shared10, { exact: true }> = Schema.optionalWith(shared10, { exact: true })
 /** The `Icon` type. */
-export const Icon = Schema.Struct({ mimeType: shared6, sizes: shared11, src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) })
+export const Icon: Schema.Struct<{ mimeType: typeof shared6; sizes: typeof shared11; src: Schema.SchemaClass<string>; theme: Schema.optionalWith<Schema.Literal<["dark", "light"]>, { exact: true }> }> = Schema.Struct({ mimeType: shared6, sizes: shared11, src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) })
 /** The `Icon` type. */
 export type Icon = typeof Icon.Type
-const shared12 = Schema.Array(Icon)
-const shared13 = Schema.optionalWith(shared12, { exact: true })
+const shared12: Schema.Array$<typeof Icon> = Schema.Array(Icon)
+const shared13: Schema.optionalWith<typeof shared12, { exact: true }> = Schema.optionalWith(shared12, { exact: true })
 /** The `Implementation` type. */
-export const Implementation = Schema.Struct({ name: Schema.String, version: Schema.String, title: shared6, description: shared6, icons: shared13, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) })
+export const Implementation: Schema.Struct<{ name: typeof Schema.String; version: typeof Schema.String; title: typeof shared6; description: typeof shared6; icons: typeof shared13; websiteUrl: Schema.optionalWith<Schema.SchemaClass<string>, { exact: true }> }> = Schema.Struct({ name: Schema.String, version: Schema.String, title: shared6, description: shared6, icons: shared13, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) })
 /** The `Implementation` type. */
 export type Implementation = typeof Implementation.Type
-const shared14 = Schema.optionalWith(Implementation, { exact: true })
+const shared14: Schema.optionalWith<typeof Implementation, { exact: true }> = Schema.optionalWith(Implementation, { exact: true })
 /** The `ResultMetaObject` type. */
-export const ResultMetaObject = Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared14 }, Formats.AnyJsonRecord)
+export const ResultMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/serverInfo": typeof shared14 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared14 }, Formats.AnyJsonRecord)
 /** The `ResultMetaObject` type. */
 export type ResultMetaObject = typeof ResultMetaObject.Type
-const shared15 = Schema.optionalWith(ResultMetaObject, { exact: true })
-const shared16 = Schema.Literal("private", "public")
-const shared17 = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+const shared15: Schema.optionalWith<typeof ResultMetaObject, { exact: true }> = Schema.optionalWith(ResultMetaObject, { exact: true })
+const shared16: Schema.Literal<["private", "public"]> = Schema.Literal("private", "public")
+const shared17: Schema.filter<typeof Schema.Int> = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
 /** The `CacheableResult` type. */
-export const CacheableResult = Schema.Struct({ _meta: shared15, cacheScope: shared16, resultType: Schema.String, ttlMs: shared17 })
+export const CacheableResult: Schema.Struct<{ _meta: typeof shared15; cacheScope: typeof shared16; resultType: typeof Schema.String; ttlMs: typeof shared17 }> = Schema.Struct({ _meta: shared15, cacheScope: shared16, resultType: Schema.String, ttlMs: shared17 })
 /** The `CacheableResult` type. */
 export type CacheableResult = typeof CacheableResult.Type
-const shared18 = Schema.Union(shared5, Annotations)
-const shared19 = Schema.optionalWith(shared18, { exact: true })
+const shared18: Schema.Union<[typeof shared5, typeof Annotations]> = Schema.Union(shared5, Annotations)
+const shared19: Schema.optionalWith<typeof shared18, { exact: true }> = Schema.optionalWith(shared18, { exact: true })
 /** The `ImageContent` type. */
-export const ImageContent = Schema.Struct({ annotations: shared19, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: shared8 })
+export const ImageContent: Schema.Struct<{ annotations: typeof shared19; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["image"]>; _meta: typeof shared8 }> = Schema.Struct({ annotations: shared19, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: shared8 })
 /** The `ImageContent` type. */
 export type ImageContent = typeof ImageContent.Type
 /** The `TextContent` type. */
-export const TextContent = Schema.Struct({ annotations: shared19, text: Schema.String, type: Schema.Literal("text"), _meta: shared8 })
+export const TextContent: Schema.Struct<{ annotations: typeof shared19; text: typeof Schema.String; type: Schema.Literal<["text"]>; _meta: typeof shared8 }> = Schema.Struct({ annotations: shared19, text: Schema.String, type: Schema.Literal("text"), _meta: shared8 })
 /** The `TextContent` type. */
 export type TextContent = typeof TextContent.Type
 /** The `TextResourceContents` type. */
-export const TextResourceContents = Schema.Struct({ mimeType: shared6, text: Schema.String, uri: Formats.Uri, _meta: shared8 })
+export const TextResourceContents: Schema.Struct<{ mimeType: typeof shared6; text: typeof Schema.String; uri: Schema.SchemaClass<string>; _meta: typeof shared8 }> = Schema.Struct({ mimeType: shared6, text: Schema.String, uri: Formats.Uri, _meta: shared8 })
 /** The `TextResourceContents` type. */
 export type TextResourceContents = typeof TextResourceContents.Type
-const shared20 = Schema.Union(TextResourceContents, BlobResourceContents)
+const shared20: Schema.Union<[typeof TextResourceContents, typeof BlobResourceContents]> = Schema.Union(TextResourceContents, BlobResourceContents)
 /** The `EmbeddedResource` type. */
-export const EmbeddedResource = Schema.Struct({ annotations: shared19, resource: shared20, type: Schema.Literal("resource"), _meta: shared8 })
+export const EmbeddedResource: Schema.Struct<{ annotations: typeof shared19; resource: typeof shared20; type: Schema.Literal<["resource"]>; _meta: typeof shared8 }> = Schema.Struct({ annotations: shared19, resource: shared20, type: Schema.Literal("resource"), _meta: shared8 })
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = typeof EmbeddedResource.Type
-const shared21 = Schema.optionalWith(Schema.Int, { exact: true })
+const shared21: Schema.optionalWith<typeof Schema.Int, { exact: true }> = Schema.optionalWith(Schema.Int, { exact: true })
 /** The `ResourceLink` type. */
-export const ResourceLink = Schema.Struct({ _meta: shared8, annotations: shared7, description: shared6, mimeType: shared6, name: Schema.String, size: shared21, title: shared6, type: Schema.Literal("resource_link"), uri: Formats.Uri, icons: shared13 })
+export const ResourceLink: Schema.Struct<{ _meta: typeof shared8; annotations: typeof shared7; description: typeof shared6; mimeType: typeof shared6; name: typeof Schema.String; size: typeof shared21; title: typeof shared6; type: Schema.Literal<["resource_link"]>; uri: Schema.SchemaClass<string>; icons: typeof shared13 }> = Schema.Struct({ _meta: shared8, annotations: shared7, description: shared6, mimeType: shared6, name: Schema.String, size: shared21, title: shared6, type: Schema.Literal("resource_link"), uri: Formats.Uri, icons: shared13 })
 /** The `ResourceLink` type. */
 export type ResourceLink = typeof ResourceLink.Type
 /** The `ContentBlock` type. */
-export const ContentBlock = Schema.Union(ImageContent, AudioContent, ResourceLink, TextContent, EmbeddedResource)
+export const ContentBlock: Schema.Union<[typeof ImageContent, typeof AudioContent, typeof ResourceLink, typeof TextContent, typeof EmbeddedResource]> = Schema.Union(ImageContent, AudioContent, ResourceLink, TextContent, EmbeddedResource)
 /** The `ContentBlock` type. */
 export type ContentBlock = typeof ContentBlock.Type
-const shared22 = Schema.optionalWith(Formats.AnyJson, { exact: true })
+const shared22: Schema.optionalWith<Schema.SchemaClass<unknown>, { exact: true }> = Schema.optionalWith(Formats.AnyJson, { exact: true })
 /** The `ToolResultContent` type. */
-export const ToolResultContent = Schema.Struct({ _meta: shared8, content: Schema.Array(ContentBlock), isError: shared9, structuredContent: shared22, toolUseId: Schema.String, type: Schema.Literal("tool_result") })
+export const ToolResultContent: Schema.Struct<{ _meta: typeof shared8; content: Schema.Array$<typeof ContentBlock>; isError: typeof shared9; structuredContent: typeof shared22; toolUseId: typeof Schema.String; type: Schema.Literal<["tool_result"]> }> = Schema.Struct({ _meta: shared8, content: Schema.Array(ContentBlock), isError: shared9, structuredContent: shared22, toolUseId: Schema.String, type: Schema.Literal("tool_result") })
 /** The `ToolResultContent` type. */
 export type ToolResultContent = typeof ToolResultContent.Type
 /** The `ToolUseContent` type. */
-export const ToolUseContent = Schema.Struct({ _meta: shared8, id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") })
+export const ToolUseContent: Schema.Struct<{ _meta: typeof shared8; id: typeof Schema.String; input: Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>; name: typeof Schema.String; type: Schema.Literal<["tool_use"]> }> = Schema.Struct({ _meta: shared8, id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") })
 /** The `ToolUseContent` type. */
 export type ToolUseContent = typeof ToolUseContent.Type
 /** The `SamplingMessageContentBlock` type. */
-export const SamplingMessageContentBlock = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent)
+export const SamplingMessageContentBlock: Schema.Union<[typeof ToolUseContent, typeof ImageContent, typeof AudioContent, typeof ToolResultContent, typeof TextContent]> = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent)
 /** The `SamplingMessageContentBlock` type. */
 export type SamplingMessageContentBlock = typeof SamplingMessageContentBlock.Type
-const shared23 = Schema.Array(SamplingMessageContentBlock)
-const shared24 = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent, shared23)
+const shared23: Schema.Array$<typeof SamplingMessageContentBlock> = Schema.Array(SamplingMessageContentBlock)
+const shared24: Schema.Union<[typeof ToolUseContent, typeof ImageContent, typeof AudioContent, typeof ToolResultContent, typeof TextContent, typeof shared23]> = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent, shared23)
 /** The `CreateMessageResult` type. */
-export const CreateMessageResult = Schema.Struct({ _meta: shared8, content: shared24, model: Schema.String, role: Role, stopReason: shared6 })
+export const CreateMessageResult: Schema.Struct<{ _meta: typeof shared8; content: typeof shared24; model: typeof Schema.String; role: typeof Role; stopReason: typeof shared6 }> = Schema.Struct({ _meta: shared8, content: shared24, model: Schema.String, role: Role, stopReason: shared6 })
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = typeof CreateMessageResult.Type
 /** The `ElicitResult` type. */
-export const ElicitResult = Schema.Struct({ _meta: shared8, action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean, shared10, Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }) })
+export const ElicitResult: Schema.Struct<{ _meta: typeof shared8; action: Schema.Literal<["accept", "cancel", "decline"]>; content: Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.Union<[typeof Schema.String, Schema.SchemaClass<number>, typeof Schema.Boolean, typeof shared10, Schema.Union<[typeof Schema.String, Schema.SchemaClass<number>, typeof Schema.Boolean]>]>>, { exact: true }> }> = Schema.Struct({ _meta: shared8, action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean, shared10, Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }) })
 /** The `ElicitResult` type. */
 export type ElicitResult = typeof ElicitResult.Type
 /** The `Root` type. */
-export const Root = Schema.Struct({ name: shared6, uri: Formats.Uri, _meta: shared8 })
+export const Root: Schema.Struct<{ name: typeof shared6; uri: Schema.SchemaClass<string>; _meta: typeof shared8 }> = Schema.Struct({ name: shared6, uri: Formats.Uri, _meta: shared8 })
 /** The `Root` type. */
 export type Root = typeof Root.Type
 /** The `ListRootsResult` type. */
-export const ListRootsResult = Schema.Struct({ _meta: shared8, roots: Schema.Array(Root) })
+export const ListRootsResult: Schema.Struct<{ _meta: typeof shared8; roots: Schema.Array$<typeof Root> }> = Schema.Struct({ _meta: shared8, roots: Schema.Array(Root) })
 /** The `ListRootsResult` type. */
 export type ListRootsResult = typeof ListRootsResult.Type
 /** The `InputResponse` type. */
-export const InputResponse = Schema.Union(CreateMessageResult, ListRootsResult, ElicitResult)
+export const InputResponse: Schema.Union<[typeof CreateMessageResult, typeof ListRootsResult, typeof ElicitResult]> = Schema.Union(CreateMessageResult, ListRootsResult, ElicitResult)
 /** The `InputResponse` type. */
 export type InputResponse = typeof InputResponse.Type
 /** The `InputResponses` type. */
-export const InputResponses = Formats.OpenObject(InputResponse)
+export const InputResponses: Schema.Record$<Schema.SchemaClass<string>, typeof InputResponse> = Formats.OpenObject(InputResponse)
 /** The `InputResponses` type. */
 export type InputResponses = typeof InputResponses.Type
 /** The `ProgressToken` type. */
-export const ProgressToken = Schema.Union(Schema.String, Schema.Int)
+export const ProgressToken: Schema.Union<[typeof Schema.String, typeof Schema.Int]> = Schema.Union(Schema.String, Schema.Int)
 /** The `ProgressToken` type. */
 export type ProgressToken = typeof ProgressToken.Type
-const shared25 = Schema.Union(Formats.OpenAnyJson, Json.JsonObject)
-const shared26 = Formats.OpenObject(shared25)
-const shared27 = Schema.optionalWith(shared26, { exact: true })
-const shared28 = Schema.Struct({ listChanged: shared9 })
-const shared29 = Schema.optionalWith(shared28, { exact: true })
-const shared30 = Schema.optionalWith(shared25, { exact: true })
-const shared31 = Formats.OpenObject(Json.JsonObject)
-const shared32 = Schema.optionalWith(shared31, { exact: true })
+const shared25: Schema.Union<[Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>, typeof Json.JsonObject]> = Schema.Union(Formats.OpenAnyJson, Json.JsonObject)
+const shared26: Schema.Record$<Schema.SchemaClass<string>, typeof shared25> = Formats.OpenObject(shared25)
+const shared27: Schema.optionalWith<typeof shared26, { exact: true }> = Schema.optionalWith(shared26, { exact: true })
+const shared28: Schema.Struct<{ listChanged: typeof shared9 }> = Schema.Struct({ listChanged: shared9 })
+const shared29: Schema.optionalWith<typeof shared28, { exact: true }> = Schema.optionalWith(shared28, { exact: true })
+const shared30: Schema.optionalWith<typeof shared25, { exact: true }> = Schema.optionalWith(shared25, { exact: true })
+const shared31: Schema.Record$<Schema.SchemaClass<string>, typeof Json.JsonObject> = Formats.OpenObject(Json.JsonObject)
+const shared32: Schema.optionalWith<typeof shared31, { exact: true }> = Schema.optionalWith(shared31, { exact: true })
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities = Schema.Struct({ experimental: shared27, roots: shared29, sampling: Schema.optionalWith(Schema.Struct({ context: shared30, tools: shared30 }, Formats.AnyJsonRecord), { exact: true }), elicitation: Schema.optionalWith(Schema.Struct({ form: shared30, url: shared30 }, Formats.AnyJsonRecord), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared8, list: shared8, requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: shared8 }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: shared8 }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: shared32 })
+export const ClientCapabilities: Schema.Struct<{ experimental: typeof shared27; roots: typeof shared29; sampling: Schema.optionalWith<Schema.TypeLiteral<{ context: typeof shared30; tools: typeof shared30 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; elicitation: Schema.optionalWith<Schema.TypeLiteral<{ form: typeof shared30; url: typeof shared30 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; tasks: Schema.optionalWith<Schema.Struct<{ cancel: typeof shared8; list: typeof shared8; requests: Schema.optionalWith<Schema.Struct<{ elicitation: Schema.optionalWith<Schema.Struct<{ create: typeof shared8 }>, { exact: true }>; sampling: Schema.optionalWith<Schema.Struct<{ createMessage: typeof shared8 }>, { exact: true }> }>, { exact: true }> }>, { exact: true }>; extensions: typeof shared32 }> = Schema.Struct({ experimental: shared27, roots: shared29, sampling: Schema.optionalWith(Schema.Struct({ context: shared30, tools: shared30 }, Formats.AnyJsonRecord), { exact: true }), elicitation: Schema.optionalWith(Schema.Struct({ form: shared30, url: shared30 }, Formats.AnyJsonRecord), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared8, list: shared8, requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: shared8 }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: shared8 }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: shared32 })
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = typeof ClientCapabilities.Type
 /** The `LoggingLevel` type. */
-export const LoggingLevel = Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning")
+export const LoggingLevel: Schema.Literal<["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]> = Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning")
 /** The `LoggingLevel` type. */
 export type LoggingLevel = typeof LoggingLevel.Type
-const shared33 = Schema.optionalWith(ProgressToken, { exact: true })
+const shared33: Schema.optionalWith<typeof ProgressToken, { exact: true }> = Schema.optionalWith(ProgressToken, { exact: true })
 /** The `RequestMetaObject` type. */
-export const RequestMetaObject = Schema.Struct({ "io.modelcontextprotocol/clientCapabilities": ClientCapabilities, "io.modelcontextprotocol/clientInfo": shared14, "io.modelcontextprotocol/logLevel": Schema.optionalWith(LoggingLevel, { exact: true }), "io.modelcontextprotocol/protocolVersion": Schema.String, progressToken: shared33 }, Formats.AnyJsonRecord)
+export const RequestMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/clientCapabilities": typeof ClientCapabilities; "io.modelcontextprotocol/clientInfo": typeof shared14; "io.modelcontextprotocol/logLevel": Schema.optionalWith<typeof LoggingLevel, { exact: true }>; "io.modelcontextprotocol/protocolVersion": typeof Schema.String; progressToken: typeof shared33 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ "io.modelcontextprotocol/clientCapabilities": ClientCapabilities, "io.modelcontextprotocol/clientInfo": shared14, "io.modelcontextprotocol/logLevel": Schema.optionalWith(LoggingLevel, { exact: true }), "io.modelcontextprotocol/protocolVersion": Schema.String, progressToken: shared33 }, Formats.AnyJsonRecord)
 /** The `RequestMetaObject` type. */
 export type RequestMetaObject = typeof RequestMetaObject.Type
 /** The `TaskMetadata` type. */
-export const TaskMetadata = Schema.Struct({ ttl: shared21 })
+export const TaskMetadata: Schema.Struct<{ ttl: typeof shared21 }> = Schema.Struct({ ttl: shared21 })
 /** The `TaskMetadata` type. */
 export type TaskMetadata = typeof TaskMetadata.Type
-const shared34 = Schema.optionalWith(TaskMetadata, { exact: true })
-const shared35 = Schema.optionalWith(InputResponses, { exact: true })
+const shared34: Schema.optionalWith<typeof TaskMetadata, { exact: true }> = Schema.optionalWith(TaskMetadata, { exact: true })
+const shared35: Schema.optionalWith<typeof InputResponses, { exact: true }> = Schema.optionalWith(InputResponses, { exact: true })
 /** The `CallToolRequestParams` type. */
-export const CallToolRequestParams = Schema.Struct({ _meta: shared8, arguments: shared8, name: Schema.String, task: shared34, inputResponses: shared35, requestState: shared6 })
+export const CallToolRequestParams: Schema.Struct<{ _meta: typeof shared8; arguments: typeof shared8; name: typeof Schema.String; task: typeof shared34; inputResponses: typeof shared35; requestState: typeof shared6 }> = Schema.Struct({ _meta: shared8, arguments: shared8, name: Schema.String, task: shared34, inputResponses: shared35, requestState: shared6 })
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = typeof CallToolRequestParams.Type
 /** The `RequestId` type. */
-export const RequestId = Schema.Union(Schema.String, Schema.Int)
+export const RequestId: Schema.Union<[typeof Schema.String, typeof Schema.Int]> = Schema.Union(Schema.String, Schema.Int)
 /** The `RequestId` type. */
 export type RequestId = typeof RequestId.Type
-const shared36 = Schema.optionalWith(RequestId, { exact: true })
-const shared37 = Schema.Literal("2.0")
-const shared38 = Schema.optionalWith(shared37, { exact: true })
+const shared36: Schema.optionalWith<typeof RequestId, { exact: true }> = Schema.optionalWith(RequestId, { exact: true })
+const shared37: Schema.Literal<["2.0"]> = Schema.Literal("2.0")
+const shared38: Schema.optionalWith<typeof shared37, { exact: true }> = Schema.optionalWith(shared37, { exact: true })
 /** The `CallToolRequest` type. */
-export const CallToolRequest = Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams, id: shared36, jsonrpc: shared38 })
+export const CallToolRequest: Schema.Struct<{ method: Schema.Literal<["tools/call"]>; params: typeof CallToolRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams, id: shared36, jsonrpc: shared38 })
 /** The `CallToolRequest` type. */
 export type CallToolRequest = typeof CallToolRequest.Type
-const shared39 = Schema.Union(ImageContent, AudioContent, ResourceLink, TextContent, EmbeddedResource)
+const shared39: Schema.Union<[typeof ImageContent, typeof AudioContent, typeof ResourceLink, typeof TextContent, typeof EmbeddedResource]> = Schema.Union(ImageContent, AudioContent, ResourceLink, TextContent, EmbeddedResource)
 /** The `CallToolResult` type. */
-export const CallToolResult = Schema.Struct({ _meta: shared8, content: Schema.Array(shared39), isError: shared9, structuredContent: shared22, resultType: shared6 })
+export const CallToolResult: Schema.Struct<{ _meta: typeof shared8; content: Schema.Array$<typeof shared39>; isError: typeof shared9; structuredContent: typeof shared22; resultType: typeof shared6 }> = Schema.Struct({ _meta: shared8, content: Schema.Array(shared39), isError: shared9, structuredContent: shared22, resultType: shared6 })
 /** The `CallToolResult` type. */
 export type CallToolResult = typeof CallToolResult.Type
 /** The `ModelHint` type. */
-export const ModelHint = Schema.Struct({ name: shared6 })
+export const ModelHint: Schema.Struct<{ name: typeof shared6 }> = Schema.Struct({ name: shared6 })
 /** The `ModelHint` type. */
 export type ModelHint = typeof ModelHint.Type
 /** The `ModelPreferences` type. */
-export const ModelPreferences = Schema.Struct({ costPriority: shared4, hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: shared4, speedPriority: shared4 })
+export const ModelPreferences: Schema.Struct<{ costPriority: typeof shared4; hints: Schema.optionalWith<Schema.Array$<typeof ModelHint>, { exact: true }>; intelligencePriority: typeof shared4; speedPriority: typeof shared4 }> = Schema.Struct({ costPriority: shared4, hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: shared4, speedPriority: shared4 })
 /** The `ModelPreferences` type. */
 export type ModelPreferences = typeof ModelPreferences.Type
 /** The `SamplingMessage` type. */
-export const SamplingMessage = Schema.Struct({ content: shared24, role: Role, _meta: shared8 })
+export const SamplingMessage: Schema.Struct<{ content: typeof shared24; role: typeof Role; _meta: typeof shared8 }> = Schema.Struct({ content: shared24, role: Role, _meta: shared8 })
 /** The `SamplingMessage` type. */
 export type SamplingMessage = typeof SamplingMessage.Type
 /** The `ToolAnnotations` type. */
-export const ToolAnnotations = Schema.Struct({ destructiveHint: shared9, idempotentHint: shared9, openWorldHint: shared9, readOnlyHint: shared9, title: shared6 })
+export const ToolAnnotations: Schema.Struct<{ destructiveHint: typeof shared9; idempotentHint: typeof shared9; openWorldHint: typeof shared9; readOnlyHint: typeof shared9; title: typeof shared6 }> = Schema.Struct({ destructiveHint: shared9, idempotentHint: shared9, openWorldHint: shared9, readOnlyHint: shared9, title: shared6 })
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = typeof ToolAnnotations.Type
 /** The `ToolExecution` type. */
-export const ToolExecution = Schema.Struct({ taskSupport: Schema.optionalWith(Schema.Literal("forbidden", "optional", "required"), { exact: true }) })
+export const ToolExecution: Schema.Struct<{ taskSupport: Schema.optionalWith<Schema.Literal<["forbidden", "optional", "required"]>, { exact: true }> }> = Schema.Struct({ taskSupport: Schema.optionalWith(Schema.Literal("forbidden", "optional", "required"), { exact: true }) })
 /** The `ToolExecution` type. */
 export type ToolExecution = typeof ToolExecution.Type
-const shared40 = Formats.OpenObject(Formats.OpenAnyJson)
-const shared41 = Schema.optionalWith(shared40, { exact: true })
-const shared42 = Schema.Literal("object")
+const shared40: Schema.Record$<Schema.SchemaClass<string>, Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>> = Formats.OpenObject(Formats.OpenAnyJson)
+const shared41: Schema.optionalWith<typeof shared40, { exact: true }> = Schema.optionalWith(shared40, { exact: true })
+const shared42: Schema.Literal<["object"]> = Schema.Literal("object")
 /** The `Tool` type. */
-export const Tool = Schema.Struct({ description: shared6, inputSchema: Schema.Struct({ properties: shared41, required: shared11, type: shared42, $schema: shared6 }, Formats.AnyJsonRecord), name: Schema.String, annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), _meta: shared8, outputSchema: Schema.optionalWith(Schema.Struct({ properties: shared41, required: shared11, type: Schema.optionalWith(shared42, { exact: true }), $schema: shared6 }, Formats.AnyJsonRecord), { exact: true }), title: shared6, execution: Schema.optionalWith(ToolExecution, { exact: true }), icons: shared13 })
+export const Tool: Schema.Struct<{ description: typeof shared6; inputSchema: Schema.TypeLiteral<{ properties: typeof shared41; required: typeof shared11; type: typeof shared42; $schema: typeof shared6 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>; name: typeof Schema.String; annotations: Schema.optionalWith<typeof ToolAnnotations, { exact: true }>; _meta: typeof shared8; outputSchema: Schema.optionalWith<Schema.TypeLiteral<{ properties: typeof shared41; required: typeof shared11; type: Schema.optionalWith<typeof shared42, { exact: true }>; $schema: typeof shared6 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; title: typeof shared6; execution: Schema.optionalWith<typeof ToolExecution, { exact: true }>; icons: typeof shared13 }> = Schema.Struct({ description: shared6, inputSchema: Schema.Struct({ properties: shared41, required: shared11, type: shared42, $schema: shared6 }, Formats.AnyJsonRecord), name: Schema.String, annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), _meta: shared8, outputSchema: Schema.optionalWith(Schema.Struct({ properties: shared41, required: shared11, type: Schema.optionalWith(shared42, { exact: true }), $schema: shared6 }, Formats.AnyJsonRecord), { exact: true }), title: shared6, execution: Schema.optionalWith(ToolExecution, { exact: true }), icons: shared13 })
 /** The `Tool` type. */
 export type Tool = typeof Tool.Type
 /** The `ToolChoice` type. */
-export const ToolChoice = Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) })
+export const ToolChoice: Schema.Struct<{ mode: Schema.optionalWith<Schema.Literal<["auto", "none", "required"]>, { exact: true }> }> = Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) })
 /** The `ToolChoice` type. */
 export type ToolChoice = typeof ToolChoice.Type
-const shared43 = Schema.Struct({ progressToken: shared33 }, Formats.AnyJsonRecord)
-const shared44 = Schema.optionalWith(shared43, { exact: true })
-const shared45 = Schema.optionalWith(Formats.JsonNumber, { exact: true })
-const shared46 = Schema.Array(Tool)
+const shared43: Schema.TypeLiteral<{ progressToken: typeof shared33 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ progressToken: shared33 }, Formats.AnyJsonRecord)
+const shared44: Schema.optionalWith<typeof shared43, { exact: true }> = Schema.optionalWith(shared43, { exact: true })
+const shared45: Schema.optionalWith<Schema.SchemaClass<number>, { exact: true }> = Schema.optionalWith(Formats.JsonNumber, { exact: true })
+const shared46: Schema.Array$<typeof Tool> = Schema.Array(Tool)
 /** The `CreateMessageRequestParams` type. */
-export const CreateMessageRequestParams = Schema.Struct({ _meta: shared44, includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: shared30, modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: shared11, systemPrompt: shared6, temperature: shared45, task: shared34, toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(shared46, { exact: true }) })
+export const CreateMessageRequestParams: Schema.Struct<{ _meta: typeof shared44; includeContext: Schema.optionalWith<Schema.Literal<["allServers", "none", "thisServer"]>, { exact: true }>; maxTokens: typeof Schema.Int; messages: Schema.Array$<typeof SamplingMessage>; metadata: typeof shared30; modelPreferences: Schema.optionalWith<typeof ModelPreferences, { exact: true }>; stopSequences: typeof shared11; systemPrompt: typeof shared6; temperature: typeof shared45; task: typeof shared34; toolChoice: Schema.optionalWith<typeof ToolChoice, { exact: true }>; tools: Schema.optionalWith<typeof shared46, { exact: true }> }> = Schema.Struct({ _meta: shared44, includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: shared30, modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: shared11, systemPrompt: shared6, temperature: shared45, task: shared34, toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(shared46, { exact: true }) })
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
 /** The `CreateMessageRequest` type. */
-export const CreateMessageRequest = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams, id: shared36, jsonrpc: shared38 })
+export const CreateMessageRequest: Schema.Struct<{ method: Schema.Literal<["sampling/createMessage"]>; params: typeof CreateMessageRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams, id: shared36, jsonrpc: shared38 })
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = typeof CreateMessageRequest.Type
-const shared47 = Schema.Literal("string")
+const shared47: Schema.Literal<["string"]> = Schema.Literal("string")
 /** The `LegacyTitledEnumSchema` type. */
-export const LegacyTitledEnumSchema = Schema.Struct({ default: shared6, description: shared6, enum: shared10, enumNames: shared11, title: shared6, type: shared47 })
+export const LegacyTitledEnumSchema: Schema.Struct<{ default: typeof shared6; description: typeof shared6; enum: typeof shared10; enumNames: typeof shared11; title: typeof shared6; type: typeof shared47 }> = Schema.Struct({ default: shared6, description: shared6, enum: shared10, enumNames: shared11, title: shared6, type: shared47 })
 /** The `LegacyTitledEnumSchema` type. */
 export type LegacyTitledEnumSchema = typeof LegacyTitledEnumSchema.Type
-const shared48 = Schema.Struct({ const: Schema.String, title: Schema.String })
-const shared49 = Schema.Array(shared48)
-const shared50 = Schema.Literal("array")
+const shared48: Schema.Struct<{ const: typeof Schema.String; title: typeof Schema.String }> = Schema.Struct({ const: Schema.String, title: Schema.String })
+const shared49: Schema.Array$<typeof shared48> = Schema.Array(shared48)
+const shared50: Schema.Literal<["array"]> = Schema.Literal("array")
 /** The `TitledMultiSelectEnumSchema` type. */
-export const TitledMultiSelectEnumSchema = Schema.Struct({ default: shared11, description: shared6, items: Schema.Struct({ anyOf: shared49 }), maxItems: shared21, minItems: shared21, title: shared6, type: shared50 })
+export const TitledMultiSelectEnumSchema: Schema.Struct<{ default: typeof shared11; description: typeof shared6; items: Schema.Struct<{ anyOf: typeof shared49 }>; maxItems: typeof shared21; minItems: typeof shared21; title: typeof shared6; type: typeof shared50 }> = Schema.Struct({ default: shared11, description: shared6, items: Schema.Struct({ anyOf: shared49 }), maxItems: shared21, minItems: shared21, title: shared6, type: shared50 })
 /** The `TitledMultiSelectEnumSchema` type. */
 export type TitledMultiSelectEnumSchema = typeof TitledMultiSelectEnumSchema.Type
 /** The `TitledSingleSelectEnumSchema` type. */
-export const TitledSingleSelectEnumSchema = Schema.Struct({ default: shared6, description: shared6, oneOf: shared49, title: shared6, type: shared47 })
+export const TitledSingleSelectEnumSchema: Schema.Struct<{ default: typeof shared6; description: typeof shared6; oneOf: typeof shared49; title: typeof shared6; type: typeof shared47 }> = Schema.Struct({ default: shared6, description: shared6, oneOf: shared49, title: shared6, type: shared47 })
 /** The `TitledSingleSelectEnumSchema` type. */
 export type TitledSingleSelectEnumSchema = typeof TitledSingleSelectEnumSchema.Type
 /** The `UntitledMultiSelectEnumSchema` type. */
-export const UntitledMultiSelectEnumSchema = Schema.Struct({ default: shared11, description: shared6, items: Schema.Struct({ enum: shared10, type: shared47 }), maxItems: shared21, minItems: shared21, title: shared6, type: shared50 })
+export const UntitledMultiSelectEnumSchema: Schema.Struct<{ default: typeof shared11; description: typeof shared6; items: Schema.Struct<{ enum: typeof shared10; type: typeof shared47 }>; maxItems: typeof shared21; minItems: typeof shared21; title: typeof shared6; type: typeof shared50 }> = Schema.Struct({ default: shared11, description: shared6, items: Schema.Struct({ enum: shared10, type: shared47 }), maxItems: shared21, minItems: shared21, title: shared6, type: shared50 })
 /** The `UntitledMultiSelectEnumSchema` type. */
 export type UntitledMultiSelectEnumSchema = typeof UntitledMultiSelectEnumSchema.Type
 /** The `UntitledSingleSelectEnumSchema` type. */
-export const UntitledSingleSelectEnumSchema = Schema.Struct({ default: shared6, description: shared6, enum: shared10, title: shared6, type: shared47 })
+export const UntitledSingleSelectEnumSchema: Schema.Struct<{ default: typeof shared6; description: typeof shared6; enum: typeof shared10; title: typeof shared6; type: typeof shared47 }> = Schema.Struct({ default: shared6, description: shared6, enum: shared10, title: shared6, type: shared47 })
 /** The `UntitledSingleSelectEnumSchema` type. */
 export type UntitledSingleSelectEnumSchema = typeof UntitledSingleSelectEnumSchema.Type
-const shared51 = Schema.Struct({ description: shared6, enum: shared10, enumNames: shared11, title: shared6, type: shared47 })
+const shared51: Schema.Struct<{ description: typeof shared6; enum: typeof shared10; enumNames: typeof shared11; title: typeof shared6; type: typeof shared47 }> = Schema.Struct({ description: shared6, enum: shared10, enumNames: shared11, title: shared6, type: shared47 })
 /** The `EnumSchema` type. */
-export const EnumSchema = Schema.Union(shared51, UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema)
+export const EnumSchema: Schema.Union<[typeof shared51, typeof UntitledSingleSelectEnumSchema, typeof TitledSingleSelectEnumSchema, typeof UntitledMultiSelectEnumSchema, typeof TitledMultiSelectEnumSchema, typeof LegacyTitledEnumSchema]> = Schema.Union(shared51, UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema)
 /** The `EnumSchema` type. */
 export type EnumSchema = typeof EnumSchema.Type
 /** The `NumberSchema` type. */
-export const NumberSchema = Schema.Struct({ description: shared6, maximum: shared45, minimum: shared45, title: shared6, type: Schema.Literal("integer", "number") })
+export const NumberSchema: Schema.Struct<{ description: typeof shared6; maximum: typeof shared45; minimum: typeof shared45; title: typeof shared6; type: Schema.Literal<["integer", "number"]> }> = Schema.Struct({ description: shared6, maximum: shared45, minimum: shared45, title: shared6, type: Schema.Literal("integer", "number") })
 /** The `NumberSchema` type. */
 export type NumberSchema = typeof NumberSchema.Type
 /** The `StringSchema` type. */
-export const StringSchema = Schema.Struct({ description: shared6, format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared21, minLength: shared21, title: shared6, type: shared47 })
+export const StringSchema: Schema.Struct<{ description: typeof shared6; format: Schema.optionalWith<Schema.Literal<["date", "date-time", "email", "uri"]>, { exact: true }>; maxLength: typeof shared21; minLength: typeof shared21; title: typeof shared6; type: typeof shared47 }> = Schema.Struct({ description: shared6, format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared21, minLength: shared21, title: shared6, type: shared47 })
 /** The `StringSchema` type. */
 export type StringSchema = typeof StringSchema.Type
 /** The `PrimitiveSchemaDefinition` type. */
-export const PrimitiveSchemaDefinition = Schema.Union(shared51, UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema, StringSchema, NumberSchema, BooleanSchema)
+export const PrimitiveSchemaDefinition: Schema.Union<[typeof shared51, typeof UntitledSingleSelectEnumSchema, typeof TitledSingleSelectEnumSchema, typeof UntitledMultiSelectEnumSchema, typeof TitledMultiSelectEnumSchema, typeof LegacyTitledEnumSchema, typeof StringSchema, typeof NumberSchema, typeof BooleanSchema]> = Schema.Union(shared51, UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema, StringSchema, NumberSchema, BooleanSchema)
 /** The `PrimitiveSchemaDefinition` type. */
 export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
-const shared52 = Formats.OpenObject(PrimitiveSchemaDefinition)
+const shared52: Schema.Record$<Schema.SchemaClass<string>, typeof PrimitiveSchemaDefinition> = Formats.OpenObject(PrimitiveSchemaDefinition)
 /** The `ElicitRequestFormParams` type. */
-export const ElicitRequestFormParams = Schema.Struct({ _meta: shared44, message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared6, properties: shared52, required: shared11, type: shared42 }), task: shared34 })
+export const ElicitRequestFormParams: Schema.Struct<{ _meta: typeof shared44; message: typeof Schema.String; mode: Schema.optionalWith<Schema.Literal<["form"]>, { exact: true }>; requestedSchema: Schema.Struct<{ $schema: typeof shared6; properties: typeof shared52; required: typeof shared11; type: typeof shared42 }>; task: typeof shared34 }> = Schema.Struct({ _meta: shared44, message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared6, properties: shared52, required: shared11, type: shared42 }), task: shared34 })
 /** The `ElicitRequestFormParams` type. */
 export type ElicitRequestFormParams = typeof ElicitRequestFormParams.Type
 /** The `ElicitRequestURLParams` type. */
-export const ElicitRequestURLParams = Schema.Struct({ _meta: shared44, elicitationId: shared6, message: Schema.String, mode: Schema.Literal("url"), task: shared34, url: Formats.Uri })
+export const ElicitRequestURLParams: Schema.Struct<{ _meta: typeof shared44; elicitationId: typeof shared6; message: typeof Schema.String; mode: Schema.Literal<["url"]>; task: typeof shared34; url: Schema.SchemaClass<string> }> = Schema.Struct({ _meta: shared44, elicitationId: shared6, message: Schema.String, mode: Schema.Literal("url"), task: shared34, url: Formats.Uri })
 /** The `ElicitRequestURLParams` type. */
 export type ElicitRequestURLParams = typeof ElicitRequestURLParams.Type
 /** The `ElicitRequestParams` type. */
-export const ElicitRequestParams = Schema.Union(ElicitRequestURLParams, Schema.Struct({ _meta: shared44, message: Schema.String, requestedSchema: Schema.Struct({ properties: shared52, required: shared11, type: shared42 }) }), ElicitRequestFormParams)
+export const ElicitRequestParams: Schema.Union<[typeof ElicitRequestURLParams, Schema.Struct<{ _meta: typeof shared44; message: typeof Schema.String; requestedSchema: Schema.Struct<{ properties: typeof shared52; required: typeof shared11; type: typeof shared42 }> }>, typeof ElicitRequestFormParams]> = Schema.Union(ElicitRequestURLParams, Schema.Struct({ _meta: shared44, message: Schema.String, requestedSchema: Schema.Struct({ properties: shared52, required: shared11, type: shared42 }) }), ElicitRequestFormParams)
 /** The `ElicitRequestParams` type. */
 export type ElicitRequestParams = typeof ElicitRequestParams.Type
 /** The `ElicitRequest` type. */
-export const ElicitRequest = Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams, id: shared36, jsonrpc: shared38 })
+export const ElicitRequest: Schema.Struct<{ method: Schema.Literal<["elicitation/create"]>; params: typeof ElicitRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams, id: shared36, jsonrpc: shared38 })
 /** The `ElicitRequest` type. */
 export type ElicitRequest = typeof ElicitRequest.Type
 /** The `ListRootsRequestParams` type. */
-export const ListRootsRequestParams = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const ListRootsRequestParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `ListRootsRequestParams` type. */
 export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
 /** The `RequestParams` type. */
-export const RequestParams = Schema.Struct({ _meta: shared8 })
+export const RequestParams: Schema.Struct<{ _meta: typeof shared8 }> = Schema.Struct({ _meta: shared8 })
 /** The `RequestParams` type. */
 export type RequestParams = typeof RequestParams.Type
 /** The `ListRootsRequest` type. */
-export const ListRootsRequest = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(Schema.Union(ListRootsRequestParams, RequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const ListRootsRequest: Schema.Struct<{ method: Schema.Literal<["roots/list"]>; params: Schema.optionalWith<Schema.Union<[typeof ListRootsRequestParams, typeof RequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(Schema.Union(ListRootsRequestParams, RequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = typeof ListRootsRequest.Type
 /** The `InputRequest` type. */
-export const InputRequest = Schema.Union(CreateMessageRequest, ElicitRequest, ListRootsRequest)
+export const InputRequest: Schema.Union<[typeof CreateMessageRequest, typeof ElicitRequest, typeof ListRootsRequest]> = Schema.Union(CreateMessageRequest, ElicitRequest, ListRootsRequest)
 /** The `InputRequest` type. */
 export type InputRequest = typeof InputRequest.Type
 /** The `InputRequests` type. */
-export const InputRequests = Formats.OpenObject(InputRequest)
+export const InputRequests: Schema.Record$<Schema.SchemaClass<string>, typeof InputRequest> = Formats.OpenObject(InputRequest)
 /** The `InputRequests` type. */
 export type InputRequests = typeof InputRequests.Type
 /** The `InputRequiredResult` type. */
-export const InputRequiredResult = Schema.Struct({ _meta: shared15, inputRequests: Schema.optionalWith(InputRequests, { exact: true }), requestState: shared6, resultType: Schema.String })
+export const InputRequiredResult: Schema.Struct<{ _meta: typeof shared15; inputRequests: Schema.optionalWith<typeof InputRequests, { exact: true }>; requestState: typeof shared6; resultType: typeof Schema.String }> = Schema.Struct({ _meta: shared15, inputRequests: Schema.optionalWith(InputRequests, { exact: true }), requestState: shared6, resultType: Schema.String })
 /** The `InputRequiredResult` type. */
 export type InputRequiredResult = typeof InputRequiredResult.Type
 /** The `CallToolResultResponse` type. */
-export const CallToolResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Schema.Union(InputRequiredResult, CallToolResult) })
+export const CallToolResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: Schema.Union<[typeof InputRequiredResult, typeof CallToolResult]> }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Schema.Union(InputRequiredResult, CallToolResult) })
 /** The `CallToolResultResponse` type. */
 export type CallToolResultResponse = typeof CallToolResultResponse.Type
 /** The `CancelTaskRequestParams` type. */
-export const CancelTaskRequestParams = Schema.Struct({ taskId: Schema.String })
+export const CancelTaskRequestParams: Schema.Struct<{ taskId: typeof Schema.String }> = Schema.Struct({ taskId: Schema.String })
 /** The `CancelTaskRequestParams` type. */
 export type CancelTaskRequestParams = typeof CancelTaskRequestParams.Type
 /** The `CancelTaskRequest` type. */
-export const CancelTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/cancel"), params: CancelTaskRequestParams })
+export const CancelTaskRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["tasks/cancel"]>; params: typeof CancelTaskRequestParams }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/cancel"), params: CancelTaskRequestParams })
 /** The `CancelTaskRequest` type. */
 export type CancelTaskRequest = typeof CancelTaskRequest.Type
 /** The `TaskStatus` type. */
-export const TaskStatus = Schema.Literal("cancelled", "completed", "failed", "input_required", "working")
+export const TaskStatus: Schema.Literal<["cancelled", "completed", "failed", "input_required", "working"]> = Schema.Literal("cancelled", "completed", "failed", "input_required", "working")
 /** The `TaskStatus` type. */
 export type TaskStatus = typeof TaskStatus.Type
-const shared53 = Schema.Union(Schema.Int, Schema.Null)
+const shared53: Schema.Union<[typeof Schema.Int, typeof Schema.Null]> = Schema.Union(Schema.Int, Schema.Null)
 /** The `CancelTaskResult` type. */
-export const CancelTaskResult = Schema.Struct({ _meta: shared8, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 }, Formats.AnyJsonRecord)
+export const CancelTaskResult: Schema.TypeLiteral<{ _meta: typeof shared8; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: typeof shared21; status: typeof TaskStatus; statusMessage: typeof shared6; taskId: typeof Schema.String; ttl: typeof shared53 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 }, Formats.AnyJsonRecord)
 /** The `CancelTaskResult` type. */
 export type CancelTaskResult = typeof CancelTaskResult.Type
 /** The `NotificationMetaObject` type. */
-export const NotificationMetaObject = Schema.Struct({ "io.modelcontextprotocol/subscriptionId": shared36 }, Formats.AnyJsonRecord)
+export const NotificationMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/subscriptionId": typeof shared36 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ "io.modelcontextprotocol/subscriptionId": shared36 }, Formats.AnyJsonRecord)
 /** The `NotificationMetaObject` type. */
 export type NotificationMetaObject = typeof NotificationMetaObject.Type
 /** The `CancelledNotificationParams` type. */
-export const CancelledNotificationParams = Schema.Struct({ _meta: shared8, reason: shared6, requestId: shared36 })
+export const CancelledNotificationParams: Schema.Struct<{ _meta: typeof shared8; reason: typeof shared6; requestId: typeof shared36 }> = Schema.Struct({ _meta: shared8, reason: shared6, requestId: shared36 })
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
-const shared54 = Schema.Literal("notifications/cancelled")
+const shared54: Schema.Literal<["notifications/cancelled"]> = Schema.Literal("notifications/cancelled")
 /** The `CancelledNotification` type. */
-export const CancelledNotification = Schema.Struct({ method: shared54, params: CancelledNotificationParams, jsonrpc: shared38 })
+export const CancelledNotification: Schema.Struct<{ method: typeof shared54; params: typeof CancelledNotificationParams; jsonrpc: typeof shared38 }> = Schema.Struct({ method: shared54, params: CancelledNotificationParams, jsonrpc: shared38 })
 /** The `CancelledNotification` type. */
 export type CancelledNotification = typeof CancelledNotification.Type
 /** The `InitializedNotificationParams` type. */
-export const InitializedNotificationParams = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const InitializedNotificationParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `InitializedNotificationParams` type. */
 export type InitializedNotificationParams = typeof InitializedNotificationParams.Type
 /** The `NotificationParams` type. */
-export const NotificationParams = Schema.Struct({ _meta: shared8 })
+export const NotificationParams: Schema.Struct<{ _meta: typeof shared8 }> = Schema.Struct({ _meta: shared8 })
 /** The `NotificationParams` type. */
 export type NotificationParams = typeof NotificationParams.Type
 /** The `InitializedNotification` type. */
-export const InitializedNotification = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(Schema.Union(InitializedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
+export const InitializedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/initialized"]>; params: Schema.optionalWith<Schema.Union<[typeof InitializedNotificationParams, typeof NotificationParams]>, { exact: true }>; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(Schema.Union(InitializedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
 /** The `InitializedNotification` type. */
 export type InitializedNotification = typeof InitializedNotification.Type
 /** The `ProgressNotificationParams` type. */
-export const ProgressNotificationParams = Schema.Struct({ _meta: shared8, progress: Formats.JsonNumber, progressToken: ProgressToken, total: shared45, message: shared6 })
+export const ProgressNotificationParams: Schema.Struct<{ _meta: typeof shared8; progress: Schema.SchemaClass<number>; progressToken: typeof ProgressToken; total: typeof shared45; message: typeof shared6 }> = Schema.Struct({ _meta: shared8, progress: Formats.JsonNumber, progressToken: ProgressToken, total: shared45, message: shared6 })
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
 /** The `ProgressNotification` type. */
-export const ProgressNotification = Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams, jsonrpc: shared38 })
+export const ProgressNotification: Schema.Struct<{ method: Schema.Literal<["notifications/progress"]>; params: typeof ProgressNotificationParams; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams, jsonrpc: shared38 })
 /** The `ProgressNotification` type. */
 export type ProgressNotification = typeof ProgressNotification.Type
 /** The `RootsListChangedNotificationParams` type. */
-export const RootsListChangedNotificationParams = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const RootsListChangedNotificationParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `RootsListChangedNotificationParams` type. */
 export type RootsListChangedNotificationParams = typeof RootsListChangedNotificationParams.Type
 /** The `RootsListChangedNotification` type. */
-export const RootsListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(Schema.Union(RootsListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
+export const RootsListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/roots/list_changed"]>; params: Schema.optionalWith<Schema.Union<[typeof RootsListChangedNotificationParams, typeof NotificationParams]>, { exact: true }>; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(Schema.Union(RootsListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
 /** The `RootsListChangedNotification` type. */
 export type RootsListChangedNotification = typeof RootsListChangedNotification.Type
 /** The `TaskStatusNotificationParams` type. */
-export const TaskStatusNotificationParams = Schema.Struct({ _meta: shared8, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 })
+export const TaskStatusNotificationParams: Schema.Struct<{ _meta: typeof shared8; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: typeof shared21; status: typeof TaskStatus; statusMessage: typeof shared6; taskId: typeof Schema.String; ttl: typeof shared53 }> = Schema.Struct({ _meta: shared8, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 })
 /** The `TaskStatusNotificationParams` type. */
 export type TaskStatusNotificationParams = typeof TaskStatusNotificationParams.Type
 /** The `TaskStatusNotification` type. */
-export const TaskStatusNotification = Schema.Struct({ jsonrpc: shared37, method: Schema.Literal("notifications/tasks/status"), params: TaskStatusNotificationParams })
+export const TaskStatusNotification: Schema.Struct<{ jsonrpc: typeof shared37; method: Schema.Literal<["notifications/tasks/status"]>; params: typeof TaskStatusNotificationParams }> = Schema.Struct({ jsonrpc: shared37, method: Schema.Literal("notifications/tasks/status"), params: TaskStatusNotificationParams })
 /** The `TaskStatusNotification` type. */
 export type TaskStatusNotification = typeof TaskStatusNotification.Type
 /** The `ClientNotification` type. */
-export const ClientNotification = Schema.Union(TaskStatusNotification, Schema.Struct({ jsonrpc: shared37, method: shared54, params: CancelledNotificationParams }), CancelledNotification, ProgressNotification, InitializedNotification, RootsListChangedNotification)
+export const ClientNotification: Schema.Union<[typeof TaskStatusNotification, Schema.Struct<{ jsonrpc: typeof shared37; method: typeof shared54; params: typeof CancelledNotificationParams }>, typeof CancelledNotification, typeof ProgressNotification, typeof InitializedNotification, typeof RootsListChangedNotification]> = Schema.Union(TaskStatusNotification, Schema.Struct({ jsonrpc: shared37, method: shared54, params: CancelledNotificationParams }), CancelledNotification, ProgressNotification, InitializedNotification, RootsListChangedNotification)
 /** The `ClientNotification` type. */
 export type ClientNotification = typeof ClientNotification.Type
 /** The `PromptReference` type. */
-export const PromptReference = Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: shared6 })
+export const PromptReference: Schema.Struct<{ name: typeof Schema.String; type: Schema.Literal<["ref/prompt"]>; title: typeof shared6 }> = Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: shared6 })
 /** The `PromptReference` type. */
 export type PromptReference = typeof PromptReference.Type
-const shared55 = Schema.Literal("ref/resource")
+const shared55: Schema.Literal<["ref/resource"]> = Schema.Literal("ref/resource")
 /** The `ResourceReference` type. */
-export const ResourceReference = Schema.Struct({ type: shared55, uri: Formats.UriTemplate })
+export const ResourceReference: Schema.Struct<{ type: typeof shared55; uri: Schema.SchemaClass<string> }> = Schema.Struct({ type: shared55, uri: Formats.UriTemplate })
 /** The `ResourceReference` type. */
 export type ResourceReference = typeof ResourceReference.Type
 /** The `ResourceTemplateReference` type. */
-export const ResourceTemplateReference = Schema.Struct({ type: shared55, uri: Formats.UriTemplate })
+export const ResourceTemplateReference: Schema.Struct<{ type: typeof shared55; uri: Schema.SchemaClass<string> }> = Schema.Struct({ type: shared55, uri: Formats.UriTemplate })
 /** The `ResourceTemplateReference` type. */
 export type ResourceTemplateReference = typeof ResourceTemplateReference.Type
-const shared56 = Formats.OpenObject(Schema.String)
-const shared57 = Schema.optionalWith(shared56, { exact: true })
+const shared56: Schema.Record$<Schema.SchemaClass<string>, typeof Schema.String> = Formats.OpenObject(Schema.String)
+const shared57: Schema.optionalWith<typeof shared56, { exact: true }> = Schema.optionalWith(shared56, { exact: true })
 /** The `CompleteRequestParams` type. */
-export const CompleteRequestParams = Schema.Struct({ _meta: shared8, argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference, ResourceReference, ResourceTemplateReference), context: Schema.optionalWith(Schema.Struct({ arguments: shared57 }), { exact: true }) })
+export const CompleteRequestParams: Schema.Struct<{ _meta: typeof shared8; argument: Schema.Struct<{ name: typeof Schema.String; value: typeof Schema.String }>; ref: Schema.Union<[typeof PromptReference, typeof ResourceReference, typeof ResourceTemplateReference]>; context: Schema.optionalWith<Schema.Struct<{ arguments: typeof shared57 }>, { exact: true }> }> = Schema.Struct({ _meta: shared8, argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference, ResourceReference, ResourceTemplateReference), context: Schema.optionalWith(Schema.Struct({ arguments: shared57 }), { exact: true }) })
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = typeof CompleteRequestParams.Type
 /** The `CompleteRequest` type. */
-export const CompleteRequest = Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams, id: shared36, jsonrpc: shared38 })
+export const CompleteRequest: Schema.Struct<{ method: Schema.Literal<["completion/complete"]>; params: typeof CompleteRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams, id: shared36, jsonrpc: shared38 })
 /** The `CompleteRequest` type. */
 export type CompleteRequest = typeof CompleteRequest.Type
 /** The `DiscoverRequest` type. */
-export const DiscoverRequest = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("server/discover"), params: RequestParams })
+export const DiscoverRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["server/discover"]>; params: typeof RequestParams }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("server/discover"), params: RequestParams })
 /** The `DiscoverRequest` type. */
 export type DiscoverRequest = typeof DiscoverRequest.Type
 /** The `GetPromptRequestParams` type. */
-export const GetPromptRequestParams = Schema.Struct({ _meta: shared8, arguments: shared57, name: Schema.String, inputResponses: shared35, requestState: shared6 })
+export const GetPromptRequestParams: Schema.Struct<{ _meta: typeof shared8; arguments: typeof shared57; name: typeof Schema.String; inputResponses: typeof shared35; requestState: typeof shared6 }> = Schema.Struct({ _meta: shared8, arguments: shared57, name: Schema.String, inputResponses: shared35, requestState: shared6 })
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
 /** The `GetPromptRequest` type. */
-export const GetPromptRequest = Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams, id: shared36, jsonrpc: shared38 })
+export const GetPromptRequest: Schema.Struct<{ method: Schema.Literal<["prompts/get"]>; params: typeof GetPromptRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams, id: shared36, jsonrpc: shared38 })
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = typeof GetPromptRequest.Type
 /** The `GetTaskPayloadRequestParams` type. */
-export const GetTaskPayloadRequestParams = Schema.Struct({ taskId: Schema.String })
+export const GetTaskPayloadRequestParams: Schema.Struct<{ taskId: typeof Schema.String }> = Schema.Struct({ taskId: Schema.String })
 /** The `GetTaskPayloadRequestParams` type. */
 export type GetTaskPayloadRequestParams = typeof GetTaskPayloadRequestParams.Type
 /** The `GetTaskPayloadRequest` type. */
-export const GetTaskPayloadRequest = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/result"), params: GetTaskPayloadRequestParams })
+export const GetTaskPayloadRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["tasks/result"]>; params: typeof GetTaskPayloadRequestParams }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/result"), params: GetTaskPayloadRequestParams })
 /** The `GetTaskPayloadRequest` type. */
 export type GetTaskPayloadRequest = typeof GetTaskPayloadRequest.Type
 /** The `GetTaskRequestParams` type. */
-export const GetTaskRequestParams = Schema.Struct({ taskId: Schema.String })
+export const GetTaskRequestParams: Schema.Struct<{ taskId: typeof Schema.String }> = Schema.Struct({ taskId: Schema.String })
 /** The `GetTaskRequestParams` type. */
 export type GetTaskRequestParams = typeof GetTaskRequestParams.Type
 /** The `GetTaskRequest` type. */
-export const GetTaskRequest = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/get"), params: GetTaskRequestParams })
+export const GetTaskRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["tasks/get"]>; params: typeof GetTaskRequestParams }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/get"), params: GetTaskRequestParams })
 /** The `GetTaskRequest` type. */
 export type GetTaskRequest = typeof GetTaskRequest.Type
 /** The `InitializeRequestParams` type. */
-export const InitializeRequestParams = Schema.Struct({ _meta: shared44, capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
+export const InitializeRequestParams: Schema.Struct<{ _meta: typeof shared44; capabilities: typeof ClientCapabilities; clientInfo: typeof Implementation; protocolVersion: typeof Schema.String }> = Schema.Struct({ _meta: shared44, capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
 /** The `InitializeRequestParams` type. */
 export type InitializeRequestParams = typeof InitializeRequestParams.Type
 /** The `InitializeRequest` type. */
-export const InitializeRequest = Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams, id: shared36, jsonrpc: shared38 })
+export const InitializeRequest: Schema.Struct<{ method: Schema.Literal<["initialize"]>; params: typeof InitializeRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams, id: shared36, jsonrpc: shared38 })
 /** The `InitializeRequest` type. */
 export type InitializeRequest = typeof InitializeRequest.Type
 /** The `ListPromptsRequestParams` type. */
-export const ListPromptsRequestParams = Schema.Struct({ _meta: shared44, cursor: shared6 })
+export const ListPromptsRequestParams: Schema.Struct<{ _meta: typeof shared44; cursor: typeof shared6 }> = Schema.Struct({ _meta: shared44, cursor: shared6 })
 /** The `ListPromptsRequestParams` type. */
 export type ListPromptsRequestParams = typeof ListPromptsRequestParams.Type
 /** The `PaginatedRequestParams` type. */
-export const PaginatedRequestParams = Schema.Struct({ _meta: shared8, cursor: shared6 })
+export const PaginatedRequestParams: Schema.Struct<{ _meta: typeof shared8; cursor: typeof shared6 }> = Schema.Struct({ _meta: shared8, cursor: shared6 })
 /** The `PaginatedRequestParams` type. */
 export type PaginatedRequestParams = typeof PaginatedRequestParams.Type
 /** The `ListPromptsRequest` type. */
-export const ListPromptsRequest = Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(Schema.Union(ListPromptsRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const ListPromptsRequest: Schema.Struct<{ method: Schema.Literal<["prompts/list"]>; params: Schema.optionalWith<Schema.Union<[typeof ListPromptsRequestParams, typeof PaginatedRequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(Schema.Union(ListPromptsRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = typeof ListPromptsRequest.Type
 /** The `ListResourceTemplatesRequestParams` type. */
-export const ListResourceTemplatesRequestParams = Schema.Struct({ _meta: shared44, cursor: shared6 })
+export const ListResourceTemplatesRequestParams: Schema.Struct<{ _meta: typeof shared44; cursor: typeof shared6 }> = Schema.Struct({ _meta: shared44, cursor: shared6 })
 /** The `ListResourceTemplatesRequestParams` type. */
 export type ListResourceTemplatesRequestParams = typeof ListResourceTemplatesRequestParams.Type
 /** The `ListResourceTemplatesRequest` type. */
-export const ListResourceTemplatesRequest = Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(Schema.Union(ListResourceTemplatesRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const ListResourceTemplatesRequest: Schema.Struct<{ method: Schema.Literal<["resources/templates/list"]>; params: Schema.optionalWith<Schema.Union<[typeof ListResourceTemplatesRequestParams, typeof PaginatedRequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(Schema.Union(ListResourceTemplatesRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
 /** The `ListResourcesRequestParams` type. */
-export const ListResourcesRequestParams = Schema.Struct({ _meta: shared44, cursor: shared6 })
+export const ListResourcesRequestParams: Schema.Struct<{ _meta: typeof shared44; cursor: typeof shared6 }> = Schema.Struct({ _meta: shared44, cursor: shared6 })
 /** The `ListResourcesRequestParams` type. */
 export type ListResourcesRequestParams = typeof ListResourcesRequestParams.Type
 /** The `ListResourcesRequest` type. */
-export const ListResourcesRequest = Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(Schema.Union(ListResourcesRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const ListResourcesRequest: Schema.Struct<{ method: Schema.Literal<["resources/list"]>; params: Schema.optionalWith<Schema.Union<[typeof ListResourcesRequestParams, typeof PaginatedRequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(Schema.Union(ListResourcesRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = typeof ListResourcesRequest.Type
 /** The `ListTasksRequest` type. */
-export const ListTasksRequest = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/list"), params: Schema.optionalWith(PaginatedRequestParams, { exact: true }) })
+export const ListTasksRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["tasks/list"]>; params: Schema.optionalWith<typeof PaginatedRequestParams, { exact: true }> }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/list"), params: Schema.optionalWith(PaginatedRequestParams, { exact: true }) })
 /** The `ListTasksRequest` type. */
 export type ListTasksRequest = typeof ListTasksRequest.Type
 /** The `ListToolsRequestParams` type. */
-export const ListToolsRequestParams = Schema.Struct({ _meta: shared44, cursor: shared6 })
+export const ListToolsRequestParams: Schema.Struct<{ _meta: typeof shared44; cursor: typeof shared6 }> = Schema.Struct({ _meta: shared44, cursor: shared6 })
 /** The `ListToolsRequestParams` type. */
 export type ListToolsRequestParams = typeof ListToolsRequestParams.Type
 /** The `ListToolsRequest` type. */
-export const ListToolsRequest = Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(Schema.Union(ListToolsRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const ListToolsRequest: Schema.Struct<{ method: Schema.Literal<["tools/list"]>; params: Schema.optionalWith<Schema.Union<[typeof ListToolsRequestParams, typeof PaginatedRequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(Schema.Union(ListToolsRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = typeof ListToolsRequest.Type
 /** The `PingRequestParams` type. */
-export const PingRequestParams = Schema.Struct({ _meta: shared44 }, Formats.AnyJsonRecord)
+export const PingRequestParams: Schema.TypeLiteral<{ _meta: typeof shared44 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared44 }, Formats.AnyJsonRecord)
 /** The `PingRequestParams` type. */
 export type PingRequestParams = typeof PingRequestParams.Type
 /** The `PingRequest` type. */
-export const PingRequest = Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(Schema.Union(PingRequestParams, RequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const PingRequest: Schema.Struct<{ method: Schema.Literal<["ping"]>; params: Schema.optionalWith<Schema.Union<[typeof PingRequestParams, typeof RequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(Schema.Union(PingRequestParams, RequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
 /** The `PingRequest` type. */
 export type PingRequest = typeof PingRequest.Type
 /** The `ReadResourceRequestParams` type. */
-export const ReadResourceRequestParams = Schema.Struct({ _meta: shared8, uri: Formats.Uri, inputResponses: shared35, requestState: shared6 })
+export const ReadResourceRequestParams: Schema.Struct<{ _meta: typeof shared8; uri: Schema.SchemaClass<string>; inputResponses: typeof shared35; requestState: typeof shared6 }> = Schema.Struct({ _meta: shared8, uri: Formats.Uri, inputResponses: shared35, requestState: shared6 })
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
 /** The `ReadResourceRequest` type. */
-export const ReadResourceRequest = Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams, id: shared36, jsonrpc: shared38 })
+export const ReadResourceRequest: Schema.Struct<{ method: Schema.Literal<["resources/read"]>; params: typeof ReadResourceRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams, id: shared36, jsonrpc: shared38 })
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = typeof ReadResourceRequest.Type
 /** The `SetLevelRequestParams` type. */
-export const SetLevelRequestParams = Schema.Struct({ _meta: shared44, level: LoggingLevel })
+export const SetLevelRequestParams: Schema.Struct<{ _meta: typeof shared44; level: typeof LoggingLevel }> = Schema.Struct({ _meta: shared44, level: LoggingLevel })
 /** The `SetLevelRequestParams` type. */
 export type SetLevelRequestParams = typeof SetLevelRequestParams.Type
 /** The `SetLevelRequest` type. */
-export const SetLevelRequest = Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams, id: shared36, jsonrpc: shared38 })
+export const SetLevelRequest: Schema.Struct<{ method: Schema.Literal<["logging/setLevel"]>; params: typeof SetLevelRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams, id: shared36, jsonrpc: shared38 })
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = typeof SetLevelRequest.Type
 /** The `SubscribeRequestParams` type. */
-export const SubscribeRequestParams = Schema.Struct({ _meta: shared44, uri: Formats.Uri })
+export const SubscribeRequestParams: Schema.Struct<{ _meta: typeof shared44; uri: Schema.SchemaClass<string> }> = Schema.Struct({ _meta: shared44, uri: Formats.Uri })
 /** The `SubscribeRequestParams` type. */
 export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
 /** The `SubscribeRequest` type. */
-export const SubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams, id: shared36, jsonrpc: shared38 })
+export const SubscribeRequest: Schema.Struct<{ method: Schema.Literal<["resources/subscribe"]>; params: typeof SubscribeRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams, id: shared36, jsonrpc: shared38 })
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = typeof SubscribeRequest.Type
 /** The `SubscriptionFilter` type. */
-export const SubscriptionFilter = Schema.Struct({ promptsListChanged: shared9, resourceSubscriptions: shared11, resourcesListChanged: shared9, toolsListChanged: shared9 })
+export const SubscriptionFilter: Schema.Struct<{ promptsListChanged: typeof shared9; resourceSubscriptions: typeof shared11; resourcesListChanged: typeof shared9; toolsListChanged: typeof shared9 }> = Schema.Struct({ promptsListChanged: shared9, resourceSubscriptions: shared11, resourcesListChanged: shared9, toolsListChanged: shared9 })
 /** The `SubscriptionFilter` type. */
 export type SubscriptionFilter = typeof SubscriptionFilter.Type
 /** The `SubscriptionsListenRequestParams` type. */
-export const SubscriptionsListenRequestParams = Schema.Struct({ _meta: RequestMetaObject, notifications: SubscriptionFilter })
+export const SubscriptionsListenRequestParams: Schema.Struct<{ _meta: typeof RequestMetaObject; notifications: typeof SubscriptionFilter }> = Schema.Struct({ _meta: RequestMetaObject, notifications: SubscriptionFilter })
 /** The `SubscriptionsListenRequestParams` type. */
 export type SubscriptionsListenRequestParams = typeof SubscriptionsListenRequestParams.Type
 /** The `SubscriptionsListenRequest` type. */
-export const SubscriptionsListenRequest = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("subscriptions/listen"), params: SubscriptionsListenRequestParams })
+export const SubscriptionsListenRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["subscriptions/listen"]>; params: typeof SubscriptionsListenRequestParams }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("subscriptions/listen"), params: SubscriptionsListenRequestParams })
 /** The `SubscriptionsListenRequest` type. */
 export type SubscriptionsListenRequest = typeof SubscriptionsListenRequest.Type
 /** The `UnsubscribeRequestParams` type. */
-export const UnsubscribeRequestParams = Schema.Struct({ _meta: shared44, uri: Formats.Uri })
+export const UnsubscribeRequestParams: Schema.Struct<{ _meta: typeof shared44; uri: Schema.SchemaClass<string> }> = Schema.Struct({ _meta: shared44, uri: Formats.Uri })
 /** The `UnsubscribeRequestParams` type. */
 export type UnsubscribeRequestParams = typeof UnsubscribeRequestParams.Type
 /** The `UnsubscribeRequest` type. */
-export const UnsubscribeRequest = Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams, id: shared36, jsonrpc: shared38 })
+export const UnsubscribeRequest: Schema.Struct<{ method: Schema.Literal<["resources/unsubscribe"]>; params: typeof UnsubscribeRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams, id: shared36, jsonrpc: shared38 })
 /** The `UnsubscribeRequest` type. */
 export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
 /** The `ClientRequest` type. */
-export const ClientRequest = Schema.Union(GetTaskRequest, GetTaskPayloadRequest, CancelTaskRequest, DiscoverRequest, SubscriptionsListenRequest, ListTasksRequest, InitializeRequest, ReadResourceRequest, SubscribeRequest, UnsubscribeRequest, GetPromptRequest, CallToolRequest, SetLevelRequest, CompleteRequest, PingRequest, ListResourcesRequest, ListResourceTemplatesRequest, ListPromptsRequest, ListToolsRequest)
+export const ClientRequest: Schema.Union<[typeof GetTaskRequest, typeof GetTaskPayloadRequest, typeof CancelTaskRequest, typeof DiscoverRequest, typeof SubscriptionsListenRequest, typeof ListTasksRequest, typeof InitializeRequest, typeof ReadResourceRequest, typeof SubscribeRequest, typeof UnsubscribeRequest, typeof GetPromptRequest, typeof CallToolRequest, typeof SetLevelRequest, typeof CompleteRequest, typeof PingRequest, typeof ListResourcesRequest, typeof ListResourceTemplatesRequest, typeof ListPromptsRequest, typeof ListToolsRequest]> = Schema.Union(GetTaskRequest, GetTaskPayloadRequest, CancelTaskRequest, DiscoverRequest, SubscriptionsListenRequest, ListTasksRequest, InitializeRequest, ReadResourceRequest, SubscribeRequest, UnsubscribeRequest, GetPromptRequest, CallToolRequest, SetLevelRequest, CompleteRequest, PingRequest, ListResourcesRequest, ListResourceTemplatesRequest, ListPromptsRequest, ListToolsRequest)
 /** The `ClientRequest` type. */
 export type ClientRequest = typeof ClientRequest.Type
 /** The `GetTaskPayloadResult` type. */
-export const GetTaskPayloadResult = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const GetTaskPayloadResult: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `GetTaskPayloadResult` type. */
 export type GetTaskPayloadResult = typeof GetTaskPayloadResult.Type
 /** The `GetTaskResult` type. */
-export const GetTaskResult = Schema.Struct({ _meta: shared8, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 }, Formats.AnyJsonRecord)
+export const GetTaskResult: Schema.TypeLiteral<{ _meta: typeof shared8; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: typeof shared21; status: typeof TaskStatus; statusMessage: typeof shared6; taskId: typeof Schema.String; ttl: typeof shared53 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 }, Formats.AnyJsonRecord)
 /** The `GetTaskResult` type. */
 export type GetTaskResult = typeof GetTaskResult.Type
 /** The `Task` type. */
-export const Task = Schema.Struct({ createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 })
+export const Task: Schema.Struct<{ createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: typeof shared21; status: typeof TaskStatus; statusMessage: typeof shared6; taskId: typeof Schema.String; ttl: typeof shared53 }> = Schema.Struct({ createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 })
 /** The `Task` type. */
 export type Task = typeof Task.Type
 /** The `ListTasksResult` type. */
-export const ListTasksResult = Schema.Struct({ _meta: shared8, nextCursor: shared6, tasks: Schema.Array(Task) })
+export const ListTasksResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; tasks: Schema.Array$<typeof Task> }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, tasks: Schema.Array(Task) })
 /** The `ListTasksResult` type. */
 export type ListTasksResult = typeof ListTasksResult.Type
 /** The `Result` type. */
-export const Result = Schema.Struct({ _meta: shared8, resultType: shared6 }, Formats.AnyJsonRecord)
+export const Result: Schema.TypeLiteral<{ _meta: typeof shared8; resultType: typeof shared6 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8, resultType: shared6 }, Formats.AnyJsonRecord)
 /** The `Result` type. */
 export type Result = typeof Result.Type
 /** The `ClientResult` type. */
-export const ClientResult = Schema.Union(GetTaskResult, CancelTaskResult, CreateMessageResult, ListRootsResult, ElicitResult, ListTasksResult, Result, GetTaskPayloadResult)
+export const ClientResult: Schema.Union<[typeof GetTaskResult, typeof CancelTaskResult, typeof CreateMessageResult, typeof ListRootsResult, typeof ElicitResult, typeof ListTasksResult, typeof Result, typeof GetTaskPayloadResult]> = Schema.Union(GetTaskResult, CancelTaskResult, CreateMessageResult, ListRootsResult, ElicitResult, ListTasksResult, Result, GetTaskPayloadResult)
 /** The `ClientResult` type. */
 export type ClientResult = typeof ClientResult.Type
 /** The `CompleteResult` type. */
-export const CompleteResult = Schema.Struct({ _meta: shared8, completion: Schema.Struct({ hasMore: shared9, total: shared21, values: shared10 }), resultType: shared6 })
+export const CompleteResult: Schema.Struct<{ _meta: typeof shared8; completion: Schema.Struct<{ hasMore: typeof shared9; total: typeof shared21; values: typeof shared10 }>; resultType: typeof shared6 }> = Schema.Struct({ _meta: shared8, completion: Schema.Struct({ hasMore: shared9, total: shared21, values: shared10 }), resultType: shared6 })
 /** The `CompleteResult` type. */
 export type CompleteResult = typeof CompleteResult.Type
 /** The `CompleteResultResponse` type. */
-export const CompleteResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: CompleteResult })
+export const CompleteResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof CompleteResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: CompleteResult })
 /** The `CompleteResultResponse` type. */
 export type CompleteResultResponse = typeof CompleteResultResponse.Type
 /** The `CreateTaskResult` type. */
-export const CreateTaskResult = Schema.Struct({ _meta: shared8, task: Task })
+export const CreateTaskResult: Schema.Struct<{ _meta: typeof shared8; task: typeof Task }> = Schema.Struct({ _meta: shared8, task: Task })
 /** The `CreateTaskResult` type. */
 export type CreateTaskResult = typeof CreateTaskResult.Type
 /** The `Cursor` type. */
-export const Cursor = Schema.String
+export const Cursor: typeof Schema.String = Schema.String
 /** The `Cursor` type. */
 export type Cursor = typeof Cursor.Type
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities = Schema.Struct({ experimental: shared27, logging: shared30, prompts: shared29, resources: Schema.optionalWith(Schema.Struct({ listChanged: shared9, subscribe: shared9 }), { exact: true }), tools: shared29, completions: shared30, tasks: Schema.optionalWith(Schema.Struct({ cancel: shared8, list: shared8, requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: shared8 }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: shared32 })
+export const ServerCapabilities: Schema.Struct<{ experimental: typeof shared27; logging: typeof shared30; prompts: typeof shared29; resources: Schema.optionalWith<Schema.Struct<{ listChanged: typeof shared9; subscribe: typeof shared9 }>, { exact: true }>; tools: typeof shared29; completions: typeof shared30; tasks: Schema.optionalWith<Schema.Struct<{ cancel: typeof shared8; list: typeof shared8; requests: Schema.optionalWith<Schema.Struct<{ tools: Schema.optionalWith<Schema.Struct<{ call: typeof shared8 }>, { exact: true }> }>, { exact: true }> }>, { exact: true }>; extensions: typeof shared32 }> = Schema.Struct({ experimental: shared27, logging: shared30, prompts: shared29, resources: Schema.optionalWith(Schema.Struct({ listChanged: shared9, subscribe: shared9 }), { exact: true }), tools: shared29, completions: shared30, tasks: Schema.optionalWith(Schema.Struct({ cancel: shared8, list: shared8, requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: shared8 }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: shared32 })
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = typeof ServerCapabilities.Type
 /** The `DiscoverResult` type. */
-export const DiscoverResult = Schema.Struct({ _meta: shared15, cacheScope: shared16, capabilities: ServerCapabilities, instructions: shared6, resultType: Schema.String, supportedVersions: shared10, ttlMs: shared17 })
+export const DiscoverResult: Schema.Struct<{ _meta: typeof shared15; cacheScope: typeof shared16; capabilities: typeof ServerCapabilities; instructions: typeof shared6; resultType: typeof Schema.String; supportedVersions: typeof shared10; ttlMs: typeof shared17 }> = Schema.Struct({ _meta: shared15, cacheScope: shared16, capabilities: ServerCapabilities, instructions: shared6, resultType: Schema.String, supportedVersions: shared10, ttlMs: shared17 })
 /** The `DiscoverResult` type. */
 export type DiscoverResult = typeof DiscoverResult.Type
 /** The `DiscoverResultResponse` type. */
-export const DiscoverResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: DiscoverResult })
+export const DiscoverResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof DiscoverResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: DiscoverResult })
 /** The `DiscoverResultResponse` type. */
 export type DiscoverResultResponse = typeof DiscoverResultResponse.Type
 /** The `ElicitationCompleteNotificationParams` type. */
-export const ElicitationCompleteNotificationParams = Schema.Struct({ elicitationId: Schema.String })
+export const ElicitationCompleteNotificationParams: Schema.Struct<{ elicitationId: typeof Schema.String }> = Schema.Struct({ elicitationId: Schema.String })
 /** The `ElicitationCompleteNotificationParams` type. */
 export type ElicitationCompleteNotificationParams = typeof ElicitationCompleteNotificationParams.Type
 /** The `ElicitationCompleteNotification` type. */
-export const ElicitationCompleteNotification = Schema.Struct({ jsonrpc: shared37, method: Schema.Literal("notifications/elicitation/complete"), params: ElicitationCompleteNotificationParams })
+export const ElicitationCompleteNotification: Schema.Struct<{ jsonrpc: typeof shared37; method: Schema.Literal<["notifications/elicitation/complete"]>; params: typeof ElicitationCompleteNotificationParams }> = Schema.Struct({ jsonrpc: shared37, method: Schema.Literal("notifications/elicitation/complete"), params: ElicitationCompleteNotificationParams })
 /** The `ElicitationCompleteNotification` type. */
 export type ElicitationCompleteNotification = typeof ElicitationCompleteNotification.Type
 /** The `EmptyResult` type. */
-export const EmptyResult = Result
+export const EmptyResult: typeof Result = Result
 /** The `EmptyResult` type. */
 export type EmptyResult = typeof EmptyResult.Type
 /** The `Error` type. */
-export const Error = Schema.Struct({ code: Schema.Int, data: shared22, message: Schema.String })
+export const Error: Schema.Struct<{ code: typeof Schema.Int; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Int, data: shared22, message: Schema.String })
 /** The `Error` type. */
 export type Error = typeof Error.Type
 /** The `PromptMessage` type. */
-export const PromptMessage = Schema.Struct({ content: shared39, role: Role })
+export const PromptMessage: Schema.Struct<{ content: typeof shared39; role: typeof Role }> = Schema.Struct({ content: shared39, role: Role })
 /** The `PromptMessage` type. */
 export type PromptMessage = typeof PromptMessage.Type
 /** The `GetPromptResult` type. */
-export const GetPromptResult = Schema.Struct({ _meta: shared8, description: shared6, messages: Schema.Array(PromptMessage), resultType: shared6 })
+export const GetPromptResult: Schema.Struct<{ _meta: typeof shared8; description: typeof shared6; messages: Schema.Array$<typeof PromptMessage>; resultType: typeof shared6 }> = Schema.Struct({ _meta: shared8, description: shared6, messages: Schema.Array(PromptMessage), resultType: shared6 })
 /** The `GetPromptResult` type. */
 export type GetPromptResult = typeof GetPromptResult.Type
 /** The `GetPromptResultResponse` type. */
-export const GetPromptResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Schema.Union(InputRequiredResult, GetPromptResult) })
+export const GetPromptResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: Schema.Union<[typeof InputRequiredResult, typeof GetPromptResult]> }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Schema.Union(InputRequiredResult, GetPromptResult) })
 /** The `GetPromptResultResponse` type. */
 export type GetPromptResultResponse = typeof GetPromptResultResponse.Type
 /** The `HeaderMismatchError` type. */
-export const HeaderMismatchError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32020), data: shared22, message: Schema.String }), id: shared36, jsonrpc: shared37 })
+export const HeaderMismatchError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32020]>; data: typeof shared22; message: typeof Schema.String }>; id: typeof shared36; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32020), data: shared22, message: Schema.String }), id: shared36, jsonrpc: shared37 })
 /** The `HeaderMismatchError` type. */
 export type HeaderMismatchError = typeof HeaderMismatchError.Type
 /** The `Icons` type. */
-export const Icons = Schema.Struct({ icons: shared13 })
+export const Icons: Schema.Struct<{ icons: typeof shared13 }> = Schema.Struct({ icons: shared13 })
 /** The `Icons` type. */
 export type Icons = typeof Icons.Type
 /** The `InitializeResult` type. */
-export const InitializeResult = Schema.Struct({ _meta: shared8, capabilities: ServerCapabilities, instructions: shared6, protocolVersion: Schema.String, serverInfo: Implementation })
+export const InitializeResult: Schema.Struct<{ _meta: typeof shared8; capabilities: typeof ServerCapabilities; instructions: typeof shared6; protocolVersion: typeof Schema.String; serverInfo: typeof Implementation }> = Schema.Struct({ _meta: shared8, capabilities: ServerCapabilities, instructions: shared6, protocolVersion: Schema.String, serverInfo: Implementation })
 /** The `InitializeResult` type. */
 export type InitializeResult = typeof InitializeResult.Type
 /** The `InputResponseRequestParams` type. */
-export const InputResponseRequestParams = Schema.Struct({ _meta: RequestMetaObject, inputResponses: shared35, requestState: shared6 })
+export const InputResponseRequestParams: Schema.Struct<{ _meta: typeof RequestMetaObject; inputResponses: typeof shared35; requestState: typeof shared6 }> = Schema.Struct({ _meta: RequestMetaObject, inputResponses: shared35, requestState: shared6 })
 /** The `InputResponseRequestParams` type. */
 export type InputResponseRequestParams = typeof InputResponseRequestParams.Type
 /** The `InternalError` type. */
-export const InternalError = Schema.Struct({ code: Schema.Literal(-32603), data: shared22, message: Schema.String })
+export const InternalError: Schema.Struct<{ code: Schema.Literal<[-32603]>; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Literal(-32603), data: shared22, message: Schema.String })
 /** The `InternalError` type. */
 export type InternalError = typeof InternalError.Type
 /** The `InvalidParamsError` type. */
-export const InvalidParamsError = Schema.Struct({ code: Schema.Literal(-32602), data: shared22, message: Schema.String })
+export const InvalidParamsError: Schema.Struct<{ code: Schema.Literal<[-32602]>; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Literal(-32602), data: shared22, message: Schema.String })
 /** The `InvalidParamsError` type. */
 export type InvalidParamsError = typeof InvalidParamsError.Type
 /** The `InvalidRequestError` type. */
-export const InvalidRequestError = Schema.Struct({ code: Schema.Literal(-32600), data: shared22, message: Schema.String })
+export const InvalidRequestError: Schema.Struct<{ code: Schema.Literal<[-32600]>; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Literal(-32600), data: shared22, message: Schema.String })
 /** The `InvalidRequestError` type. */
 export type InvalidRequestError = typeof InvalidRequestError.Type
-const shared58 = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
-const shared59 = Schema.optionalWith(shared58, { exact: true })
+const shared58: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+const shared59: Schema.optionalWith<typeof shared58, { exact: true }> = Schema.optionalWith(shared58, { exact: true })
 /** The `JSONRPCNotification` type. */
-export const JSONRPCNotification = Schema.Struct({ jsonrpc: shared37, method: Schema.String, params: shared59 })
+export const JSONRPCNotification: Schema.Struct<{ jsonrpc: typeof shared37; method: typeof Schema.String; params: typeof shared59 }> = Schema.Struct({ jsonrpc: shared37, method: Schema.String, params: shared59 })
 /** The `JSONRPCNotification` type. */
 export type JSONRPCNotification = typeof JSONRPCNotification.Type
-const shared60 = Schema.Struct({ _meta: shared44 }, Formats.AnyJsonRecord)
-const shared61 = Schema.optionalWith(shared60, { exact: true })
+const shared60: Schema.TypeLiteral<{ _meta: typeof shared44 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared44 }, Formats.AnyJsonRecord)
+const shared61: Schema.optionalWith<typeof shared60, { exact: true }> = Schema.optionalWith(shared60, { exact: true })
 /** The `JSONRPCRequest` type. */
-export const JSONRPCRequest = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.String, params: shared61 })
+export const JSONRPCRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: typeof Schema.String; params: typeof shared61 }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.String, params: shared61 })
 /** The `JSONRPCRequest` type. */
 export type JSONRPCRequest = typeof JSONRPCRequest.Type
-const shared62 = Schema.Union(JSONRPCRequest, JSONRPCNotification)
+const shared62: Schema.Union<[typeof JSONRPCRequest, typeof JSONRPCNotification]> = Schema.Union(JSONRPCRequest, JSONRPCNotification)
 /** The `JSONRPCBatchRequest` type. */
-export const JSONRPCBatchRequest = Schema.Array(shared62)
+export const JSONRPCBatchRequest: Schema.Array$<typeof shared62> = Schema.Array(shared62)
 /** The `JSONRPCBatchRequest` type. */
 export type JSONRPCBatchRequest = typeof JSONRPCBatchRequest.Type
 /** The `JSONRPCError` type. */
-export const JSONRPCError = Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: shared22, message: Schema.String }), id: RequestId, jsonrpc: shared37 })
+export const JSONRPCError: Schema.Struct<{ error: Schema.Struct<{ code: typeof Schema.Int; data: typeof shared22; message: typeof Schema.String }>; id: typeof RequestId; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: shared22, message: Schema.String }), id: RequestId, jsonrpc: shared37 })
 /** The `JSONRPCError` type. */
 export type JSONRPCError = typeof JSONRPCError.Type
 /** The `JSONRPCErrorResponse` type. */
-export const JSONRPCErrorResponse = Schema.Struct({ error: Error, id: shared36, jsonrpc: shared37 })
+export const JSONRPCErrorResponse: Schema.Struct<{ error: typeof Error; id: typeof shared36; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Error, id: shared36, jsonrpc: shared37 })
 /** The `JSONRPCErrorResponse` type. */
 export type JSONRPCErrorResponse = typeof JSONRPCErrorResponse.Type
 /** The `JSONRPCResultResponse` type. */
-export const JSONRPCResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Result })
+export const JSONRPCResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof Result }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Result })
 /** The `JSONRPCResultResponse` type. */
 export type JSONRPCResultResponse = typeof JSONRPCResultResponse.Type
-const shared63 = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Result })
+const shared63: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof Result }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Result })
 /** The `JSONRPCResponse` type. */
-export const JSONRPCResponse = Schema.Union(shared63, JSONRPCResultResponse, JSONRPCErrorResponse)
+export const JSONRPCResponse: Schema.Union<[typeof shared63, typeof JSONRPCResultResponse, typeof JSONRPCErrorResponse]> = Schema.Union(shared63, JSONRPCResultResponse, JSONRPCErrorResponse)
 /** The `JSONRPCResponse` type. */
 export type JSONRPCResponse = typeof JSONRPCResponse.Type
-const shared64 = Schema.Union(shared63, JSONRPCResultResponse, JSONRPCError, JSONRPCErrorResponse)
+const shared64: Schema.Union<[typeof shared63, typeof JSONRPCResultResponse, typeof JSONRPCError, typeof JSONRPCErrorResponse]> = Schema.Union(shared63, JSONRPCResultResponse, JSONRPCError, JSONRPCErrorResponse)
 /** The `JSONRPCBatchResponse` type. */
-export const JSONRPCBatchResponse = Schema.Array(shared64)
+export const JSONRPCBatchResponse: Schema.Array$<typeof shared64> = Schema.Array(shared64)
 /** The `JSONRPCBatchResponse` type. */
 export type JSONRPCBatchResponse = typeof JSONRPCBatchResponse.Type
 /** The `JSONRPCMessage` type. */
-export const JSONRPCMessage = Schema.Union(JSONRPCRequest, shared63, JSONRPCResultResponse, JSONRPCError, JSONRPCNotification, JSONRPCErrorResponse, Schema.Array(shared62), Schema.Array(shared64))
+export const JSONRPCMessage: Schema.Union<[typeof JSONRPCRequest, typeof shared63, typeof JSONRPCResultResponse, typeof JSONRPCError, typeof JSONRPCNotification, typeof JSONRPCErrorResponse, Schema.Array$<typeof shared62>, Schema.Array$<typeof shared64>]> = Schema.Union(JSONRPCRequest, shared63, JSONRPCResultResponse, JSONRPCError, JSONRPCNotification, JSONRPCErrorResponse, Schema.Array(shared62), Schema.Array(shared64))
 /** The `JSONRPCMessage` type. */
 export type JSONRPCMessage = typeof JSONRPCMessage.Type
 /** The `PromptArgument` type. */
-export const PromptArgument = Schema.Struct({ description: shared6, name: Schema.String, required: shared9, title: shared6 })
+export const PromptArgument: Schema.Struct<{ description: typeof shared6; name: typeof Schema.String; required: typeof shared9; title: typeof shared6 }> = Schema.Struct({ description: shared6, name: Schema.String, required: shared9, title: shared6 })
 /** The `PromptArgument` type. */
 export type PromptArgument = typeof PromptArgument.Type
 /** The `Prompt` type. */
-export const Prompt = Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: shared6, name: Schema.String, _meta: shared8, title: shared6, icons: shared13 })
+export const Prompt: Schema.Struct<{ arguments: Schema.optionalWith<Schema.Array$<typeof PromptArgument>, { exact: true }>; description: typeof shared6; name: typeof Schema.String; _meta: typeof shared8; title: typeof shared6; icons: typeof shared13 }> = Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: shared6, name: Schema.String, _meta: shared8, title: shared6, icons: shared13 })
 /** The `Prompt` type. */
 export type Prompt = typeof Prompt.Type
-const shared65 = Schema.optionalWith(shared16, { exact: true })
-const shared66 = Schema.optionalWith(shared17, { exact: true })
+const shared65: Schema.optionalWith<typeof shared16, { exact: true }> = Schema.optionalWith(shared16, { exact: true })
+const shared66: Schema.optionalWith<typeof shared17, { exact: true }> = Schema.optionalWith(shared17, { exact: true })
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult = Schema.Struct({ _meta: shared8, nextCursor: shared6, prompts: Schema.Array(Prompt), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
+export const ListPromptsResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; prompts: Schema.Array$<typeof Prompt>; cacheScope: typeof shared65; resultType: typeof shared6; ttlMs: typeof shared66 }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, prompts: Schema.Array(Prompt), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = typeof ListPromptsResult.Type
 /** The `ListPromptsResultResponse` type. */
-export const ListPromptsResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListPromptsResult })
+export const ListPromptsResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof ListPromptsResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListPromptsResult })
 /** The `ListPromptsResultResponse` type. */
 export type ListPromptsResultResponse = typeof ListPromptsResultResponse.Type
 /** The `ResourceTemplate` type. */
-export const ResourceTemplate = Schema.Struct({ annotations: shared19, description: shared6, mimeType: shared6, name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: shared8, title: shared6, icons: shared13 })
+export const ResourceTemplate: Schema.Struct<{ annotations: typeof shared19; description: typeof shared6; mimeType: typeof shared6; name: typeof Schema.String; uriTemplate: Schema.SchemaClass<string>; _meta: typeof shared8; title: typeof shared6; icons: typeof shared13 }> = Schema.Struct({ annotations: shared19, description: shared6, mimeType: shared6, name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: shared8, title: shared6, icons: shared13 })
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = typeof ResourceTemplate.Type
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult = Schema.Struct({ _meta: shared8, nextCursor: shared6, resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
+export const ListResourceTemplatesResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; resourceTemplates: Schema.Array$<typeof ResourceTemplate>; cacheScope: typeof shared65; resultType: typeof shared6; ttlMs: typeof shared66 }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
 /** The `ListResourceTemplatesResultResponse` type. */
-export const ListResourceTemplatesResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListResourceTemplatesResult })
+export const ListResourceTemplatesResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof ListResourceTemplatesResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListResourceTemplatesResult })
 /** The `ListResourceTemplatesResultResponse` type. */
 export type ListResourceTemplatesResultResponse = typeof ListResourceTemplatesResultResponse.Type
 /** The `Resource` type. */
-export const Resource = Schema.Struct({ annotations: shared19, description: shared6, mimeType: shared6, name: Schema.String, size: shared21, uri: Formats.Uri, _meta: shared8, title: shared6, icons: shared13 })
+export const Resource: Schema.Struct<{ annotations: typeof shared19; description: typeof shared6; mimeType: typeof shared6; name: typeof Schema.String; size: typeof shared21; uri: Schema.SchemaClass<string>; _meta: typeof shared8; title: typeof shared6; icons: typeof shared13 }> = Schema.Struct({ annotations: shared19, description: shared6, mimeType: shared6, name: Schema.String, size: shared21, uri: Formats.Uri, _meta: shared8, title: shared6, icons: shared13 })
 /** The `Resource` type. */
 export type Resource = typeof Resource.Type
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult = Schema.Struct({ _meta: shared8, nextCursor: shared6, resources: Schema.Array(Resource), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
+export const ListResourcesResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; resources: Schema.Array$<typeof Resource>; cacheScope: typeof shared65; resultType: typeof shared6; ttlMs: typeof shared66 }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, resources: Schema.Array(Resource), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = typeof ListResourcesResult.Type
 /** The `ListResourcesResultResponse` type. */
-export const ListResourcesResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListResourcesResult })
+export const ListResourcesResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof ListResourcesResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListResourcesResult })
 /** The `ListResourcesResultResponse` type. */
 export type ListResourcesResultResponse = typeof ListResourcesResultResponse.Type
 /** The `ListToolsResult` type. */
-export const ListToolsResult = Schema.Struct({ _meta: shared8, nextCursor: shared6, tools: shared46, cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
+export const ListToolsResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; tools: typeof shared46; cacheScope: typeof shared65; resultType: typeof shared6; ttlMs: typeof shared66 }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, tools: shared46, cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
 /** The `ListToolsResult` type. */
 export type ListToolsResult = typeof ListToolsResult.Type
 /** The `ListToolsResultResponse` type. */
-export const ListToolsResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListToolsResult })
+export const ListToolsResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof ListToolsResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListToolsResult })
 /** The `ListToolsResultResponse` type. */
 export type ListToolsResultResponse = typeof ListToolsResultResponse.Type
 /** The `LoggingMessageNotificationParams` type. */
-export const LoggingMessageNotificationParams = Schema.Struct({ _meta: shared8, data: Formats.AnyJson, level: LoggingLevel, logger: shared6 })
+export const LoggingMessageNotificationParams: Schema.Struct<{ _meta: typeof shared8; data: Schema.SchemaClass<unknown>; level: typeof LoggingLevel; logger: typeof shared6 }> = Schema.Struct({ _meta: shared8, data: Formats.AnyJson, level: LoggingLevel, logger: shared6 })
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
 /** The `LoggingMessageNotification` type. */
-export const LoggingMessageNotification = Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams, jsonrpc: shared38 })
+export const LoggingMessageNotification: Schema.Struct<{ method: Schema.Literal<["notifications/message"]>; params: typeof LoggingMessageNotificationParams; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams, jsonrpc: shared38 })
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
 /** The `MethodNotFoundError` type. */
-export const MethodNotFoundError = Schema.Struct({ code: Schema.Literal(-32601), data: shared22, message: Schema.String })
+export const MethodNotFoundError: Schema.Struct<{ code: Schema.Literal<[-32601]>; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Literal(-32601), data: shared22, message: Schema.String })
 /** The `MethodNotFoundError` type. */
 export type MethodNotFoundError = typeof MethodNotFoundError.Type
 /** The `MissingRequiredClientCapabilityError` type. */
-export const MissingRequiredClientCapabilityError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32021), data: Schema.Struct({ requiredCapabilities: ClientCapabilities }), message: Schema.String }), id: shared36, jsonrpc: shared37 })
+export const MissingRequiredClientCapabilityError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32021]>; data: Schema.Struct<{ requiredCapabilities: typeof ClientCapabilities }>; message: typeof Schema.String }>; id: typeof shared36; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32021), data: Schema.Struct({ requiredCapabilities: ClientCapabilities }), message: Schema.String }), id: shared36, jsonrpc: shared37 })
 /** The `MissingRequiredClientCapabilityError` type. */
 export type MissingRequiredClientCapabilityError = typeof MissingRequiredClientCapabilityError.Type
 /** The `MultiSelectEnumSchema` type. */
-export const MultiSelectEnumSchema = Schema.Union(UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema)
+export const MultiSelectEnumSchema: Schema.Union<[typeof UntitledMultiSelectEnumSchema, typeof TitledMultiSelectEnumSchema]> = Schema.Union(UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema)
 /** The `MultiSelectEnumSchema` type. */
 export type MultiSelectEnumSchema = typeof MultiSelectEnumSchema.Type
 /** The `Notification` type. */
-export const Notification = Schema.Struct({ method: Schema.String, params: shared59 })
+export const Notification: Schema.Struct<{ method: typeof Schema.String; params: typeof shared59 }> = Schema.Struct({ method: Schema.String, params: shared59 })
 /** The `Notification` type. */
 export type Notification = typeof Notification.Type
 /** The `PaginatedRequest` type. */
-export const PaginatedRequest = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Union(Schema.Struct({ cursor: shared6 }), PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const PaginatedRequest: Schema.Struct<{ method: typeof Schema.String; params: Schema.optionalWith<Schema.Union<[Schema.Struct<{ cursor: typeof shared6 }>, typeof PaginatedRequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Union(Schema.Struct({ cursor: shared6 }), PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = typeof PaginatedRequest.Type
 /** The `PaginatedResult` type. */
-export const PaginatedResult = Schema.Struct({ _meta: shared8, nextCursor: shared6, resultType: shared6 })
+export const PaginatedResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; resultType: typeof shared6 }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, resultType: shared6 })
 /** The `PaginatedResult` type. */
 export type PaginatedResult = typeof PaginatedResult.Type
 /** The `ParseError` type. */
-export const ParseError = Schema.Struct({ code: Schema.Literal(-32700), data: shared22, message: Schema.String })
+export const ParseError: Schema.Struct<{ code: Schema.Literal<[-32700]>; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Literal(-32700), data: shared22, message: Schema.String })
 /** The `ParseError` type. */
 export type ParseError = typeof ParseError.Type
 /** The `PromptListChangedNotificationParams` type. */
-export const PromptListChangedNotificationParams = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const PromptListChangedNotificationParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `PromptListChangedNotificationParams` type. */
 export type PromptListChangedNotificationParams = typeof PromptListChangedNotificationParams.Type
 /** The `PromptListChangedNotification` type. */
-export const PromptListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(Schema.Union(PromptListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
+export const PromptListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/prompts/list_changed"]>; params: Schema.optionalWith<Schema.Union<[typeof PromptListChangedNotificationParams, typeof NotificationParams]>, { exact: true }>; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(Schema.Union(PromptListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult = Schema.Struct({ _meta: shared8, contents: Schema.Array(shared20), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
+export const ReadResourceResult: Schema.Struct<{ _meta: typeof shared8; contents: Schema.Array$<typeof shared20>; cacheScope: typeof shared65; resultType: typeof shared6; ttlMs: typeof shared66 }> = Schema.Struct({ _meta: shared8, contents: Schema.Array(shared20), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = typeof ReadResourceResult.Type
 /** The `ReadResourceResultResponse` type. */
-export const ReadResourceResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Schema.Union(InputRequiredResult, ReadResourceResult) })
+export const ReadResourceResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: Schema.Union<[typeof InputRequiredResult, typeof ReadResourceResult]> }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Schema.Union(InputRequiredResult, ReadResourceResult) })
 /** The `ReadResourceResultResponse` type. */
 export type ReadResourceResultResponse = typeof ReadResourceResultResponse.Type
 /** The `RelatedTaskMetadata` type. */
-export const RelatedTaskMetadata = Schema.Struct({ taskId: Schema.String })
+export const RelatedTaskMetadata: Schema.Struct<{ taskId: typeof Schema.String }> = Schema.Struct({ taskId: Schema.String })
 /** The `RelatedTaskMetadata` type. */
 export type RelatedTaskMetadata = typeof RelatedTaskMetadata.Type
 /** The `Request` type. */
-export const Request = Schema.Struct({ method: Schema.String, params: shared61 })
+export const Request: Schema.Struct<{ method: typeof Schema.String; params: typeof shared61 }> = Schema.Struct({ method: Schema.String, params: shared61 })
 /** The `Request` type. */
 export type Request = typeof Request.Type
 /** The `ResourceContents` type. */
-export const ResourceContents = Schema.Struct({ mimeType: shared6, uri: Formats.Uri, _meta: shared8 })
+export const ResourceContents: Schema.Struct<{ mimeType: typeof shared6; uri: Schema.SchemaClass<string>; _meta: typeof shared8 }> = Schema.Struct({ mimeType: shared6, uri: Formats.Uri, _meta: shared8 })
 /** The `ResourceContents` type. */
 export type ResourceContents = typeof ResourceContents.Type
 /** The `ResourceListChangedNotificationParams` type. */
-export const ResourceListChangedNotificationParams = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const ResourceListChangedNotificationParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `ResourceListChangedNotificationParams` type. */
 export type ResourceListChangedNotificationParams = typeof ResourceListChangedNotificationParams.Type
 /** The `ResourceListChangedNotification` type. */
-export const ResourceListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(Schema.Union(ResourceListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
+export const ResourceListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/resources/list_changed"]>; params: Schema.optionalWith<Schema.Union<[typeof ResourceListChangedNotificationParams, typeof NotificationParams]>, { exact: true }>; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(Schema.Union(ResourceListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
 /** The `ResourceRequestParams` type. */
-export const ResourceRequestParams = Schema.Struct({ _meta: shared8, uri: Formats.Uri })
+export const ResourceRequestParams: Schema.Struct<{ _meta: typeof shared8; uri: Schema.SchemaClass<string> }> = Schema.Struct({ _meta: shared8, uri: Formats.Uri })
 /** The `ResourceRequestParams` type. */
 export type ResourceRequestParams = typeof ResourceRequestParams.Type
 /** The `ResourceUpdatedNotificationParams` type. */
-export const ResourceUpdatedNotificationParams = Schema.Struct({ _meta: shared8, uri: Formats.Uri })
+export const ResourceUpdatedNotificationParams: Schema.Struct<{ _meta: typeof shared8; uri: Schema.SchemaClass<string> }> = Schema.Struct({ _meta: shared8, uri: Formats.Uri })
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
 /** The `ResourceUpdatedNotification` type. */
-export const ResourceUpdatedNotification = Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams, jsonrpc: shared38 })
+export const ResourceUpdatedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/resources/updated"]>; params: typeof ResourceUpdatedNotificationParams; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams, jsonrpc: shared38 })
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
 /** The `ResultType` type. */
-export const ResultType = Schema.String
+export const ResultType: typeof Schema.String = Schema.String
 /** The `ResultType` type. */
 export type ResultType = typeof ResultType.Type
 /** The `SubscriptionsAcknowledgedNotificationParams` type. */
-export const SubscriptionsAcknowledgedNotificationParams = Schema.Struct({ _meta: Schema.optionalWith(NotificationMetaObject, { exact: true }), notifications: SubscriptionFilter })
+export const SubscriptionsAcknowledgedNotificationParams: Schema.Struct<{ _meta: Schema.optionalWith<typeof NotificationMetaObject, { exact: true }>; notifications: typeof SubscriptionFilter }> = Schema.Struct({ _meta: Schema.optionalWith(NotificationMetaObject, { exact: true }), notifications: SubscriptionFilter })
 /** The `SubscriptionsAcknowledgedNotificationParams` type. */
 export type SubscriptionsAcknowledgedNotificationParams = typeof SubscriptionsAcknowledgedNotificationParams.Type
 /** The `SubscriptionsAcknowledgedNotification` type. */
-export const SubscriptionsAcknowledgedNotification = Schema.Struct({ jsonrpc: shared37, method: Schema.Literal("notifications/subscriptions/acknowledged"), params: SubscriptionsAcknowledgedNotificationParams })
+export const SubscriptionsAcknowledgedNotification: Schema.Struct<{ jsonrpc: typeof shared37; method: Schema.Literal<["notifications/subscriptions/acknowledged"]>; params: typeof SubscriptionsAcknowledgedNotificationParams }> = Schema.Struct({ jsonrpc: shared37, method: Schema.Literal("notifications/subscriptions/acknowledged"), params: SubscriptionsAcknowledgedNotificationParams })
 /** The `SubscriptionsAcknowledgedNotification` type. */
 export type SubscriptionsAcknowledgedNotification = typeof SubscriptionsAcknowledgedNotification.Type
 /** The `ToolListChangedNotificationParams` type. */
-export const ToolListChangedNotificationParams = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const ToolListChangedNotificationParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
 /** The `ToolListChangedNotificationParams` type. */
 export type ToolListChangedNotificationParams = typeof ToolListChangedNotificationParams.Type
 /** The `ToolListChangedNotification` type. */
-export const ToolListChangedNotification = Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(Schema.Union(ToolListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
+export const ToolListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/tools/list_changed"]>; params: Schema.optionalWith<Schema.Union<[typeof ToolListChangedNotificationParams, typeof NotificationParams]>, { exact: true }>; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(Schema.Union(ToolListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = typeof ToolListChangedNotification.Type
 /** The `ServerNotification` type. */
-export const ServerNotification = Schema.Union(TaskStatusNotification, ElicitationCompleteNotification, SubscriptionsAcknowledgedNotification, CancelledNotification, ProgressNotification, ResourceUpdatedNotification, LoggingMessageNotification, ResourceListChangedNotification, PromptListChangedNotification, ToolListChangedNotification)
+export const ServerNotification: Schema.Union<[typeof TaskStatusNotification, typeof ElicitationCompleteNotification, typeof SubscriptionsAcknowledgedNotification, typeof CancelledNotification, typeof ProgressNotification, typeof ResourceUpdatedNotification, typeof LoggingMessageNotification, typeof ResourceListChangedNotification, typeof PromptListChangedNotification, typeof ToolListChangedNotification]> = Schema.Union(TaskStatusNotification, ElicitationCompleteNotification, SubscriptionsAcknowledgedNotification, CancelledNotification, ProgressNotification, ResourceUpdatedNotification, LoggingMessageNotification, ResourceListChangedNotification, PromptListChangedNotification, ToolListChangedNotification)
 /** The `ServerNotification` type. */
 export type ServerNotification = typeof ServerNotification.Type
 /** The `ServerRequest` type. */
-export const ServerRequest = Schema.Union(GetTaskRequest, GetTaskPayloadRequest, CancelTaskRequest, ListTasksRequest, CreateMessageRequest, ElicitRequest, PingRequest, ListRootsRequest)
+export const ServerRequest: Schema.Union<[typeof GetTaskRequest, typeof GetTaskPayloadRequest, typeof CancelTaskRequest, typeof ListTasksRequest, typeof CreateMessageRequest, typeof ElicitRequest, typeof PingRequest, typeof ListRootsRequest]> = Schema.Union(GetTaskRequest, GetTaskPayloadRequest, CancelTaskRequest, ListTasksRequest, CreateMessageRequest, ElicitRequest, PingRequest, ListRootsRequest)
 /** The `ServerRequest` type. */
 export type ServerRequest = typeof ServerRequest.Type
 /** The `SubscriptionsListenResultMetaObject` type. */
-export const SubscriptionsListenResultMetaObject = Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared14, "io.modelcontextprotocol/subscriptionId": RequestId }, Formats.AnyJsonRecord)
+export const SubscriptionsListenResultMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/serverInfo": typeof shared14; "io.modelcontextprotocol/subscriptionId": typeof RequestId }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared14, "io.modelcontextprotocol/subscriptionId": RequestId }, Formats.AnyJsonRecord)
 /** The `SubscriptionsListenResultMetaObject` type. */
 export type SubscriptionsListenResultMetaObject = typeof SubscriptionsListenResultMetaObject.Type
 /** The `SubscriptionsListenResult` type. */
-export const SubscriptionsListenResult = Schema.Struct({ _meta: SubscriptionsListenResultMetaObject, resultType: Schema.String })
+export const SubscriptionsListenResult: Schema.Struct<{ _meta: typeof SubscriptionsListenResultMetaObject; resultType: typeof Schema.String }> = Schema.Struct({ _meta: SubscriptionsListenResultMetaObject, resultType: Schema.String })
 /** The `SubscriptionsListenResult` type. */
 export type SubscriptionsListenResult = typeof SubscriptionsListenResult.Type
 /** The `ServerResult` type. */
-export const ServerResult = Schema.Union(GetTaskResult, CancelTaskResult, DiscoverResult, InitializeResult, SubscriptionsListenResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, CompleteResult, ListTasksResult, InputRequiredResult, Result, GetTaskPayloadResult)
+export const ServerResult: Schema.Union<[typeof GetTaskResult, typeof CancelTaskResult, typeof DiscoverResult, typeof InitializeResult, typeof SubscriptionsListenResult, typeof ListResourcesResult, typeof ListResourceTemplatesResult, typeof ReadResourceResult, typeof ListPromptsResult, typeof GetPromptResult, typeof ListToolsResult, typeof CallToolResult, typeof CompleteResult, typeof ListTasksResult, typeof InputRequiredResult, typeof Result, typeof GetTaskPayloadResult]> = Schema.Union(GetTaskResult, CancelTaskResult, DiscoverResult, InitializeResult, SubscriptionsListenResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, CompleteResult, ListTasksResult, InputRequiredResult, Result, GetTaskPayloadResult)
 /** The `ServerResult` type. */
 export type ServerResult = typeof ServerResult.Type
 /** The `SingleSelectEnumSchema` type. */
-export const SingleSelectEnumSchema = Schema.Union(UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema)
+export const SingleSelectEnumSchema: Schema.Union<[typeof UntitledSingleSelectEnumSchema, typeof TitledSingleSelectEnumSchema]> = Schema.Union(UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema)
 /** The `SingleSelectEnumSchema` type. */
 export type SingleSelectEnumSchema = typeof SingleSelectEnumSchema.Type
 /** The `SubscriptionsListenResultResponse` type. */
-export const SubscriptionsListenResultResponse = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: SubscriptionsListenResult })
+export const SubscriptionsListenResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof SubscriptionsListenResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: SubscriptionsListenResult })
 /** The `SubscriptionsListenResultResponse` type. */
 export type SubscriptionsListenResultResponse = typeof SubscriptionsListenResultResponse.Type
 /** The `TaskAugmentedRequestParams` type. */
-export const TaskAugmentedRequestParams = Schema.Struct({ _meta: shared44, task: shared34 })
+export const TaskAugmentedRequestParams: Schema.Struct<{ _meta: typeof shared44; task: typeof shared34 }> = Schema.Struct({ _meta: shared44, task: shared34 })
 /** The `TaskAugmentedRequestParams` type. */
 export type TaskAugmentedRequestParams = typeof TaskAugmentedRequestParams.Type
 /** The `URLElicitationRequiredError` type. */
-export const URLElicitationRequiredError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32042), data: Schema.Struct({ elicitations: Schema.Array(ElicitRequestURLParams) }, Formats.AnyJsonRecord), message: Schema.String }), id: shared36, jsonrpc: shared37 })
+export const URLElicitationRequiredError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32042]>; data: Schema.TypeLiteral<{ elicitations: Schema.Array$<typeof ElicitRequestURLParams> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>; message: typeof Schema.String }>; id: typeof shared36; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32042), data: Schema.Struct({ elicitations: Schema.Array(ElicitRequestURLParams) }, Formats.AnyJsonRecord), message: Schema.String }), id: shared36, jsonrpc: shared37 })
 /** The `URLElicitationRequiredError` type. */
 export type URLElicitationRequiredError = typeof URLElicitationRequiredError.Type
 /** The `UnsupportedProtocolVersionError` type. */
-export const UnsupportedProtocolVersionError = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32022), data: Schema.Struct({ requested: Schema.String, supported: shared10 }), message: Schema.String }), id: shared36, jsonrpc: shared37 })
+export const UnsupportedProtocolVersionError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32022]>; data: Schema.Struct<{ requested: typeof Schema.String; supported: typeof shared10 }>; message: typeof Schema.String }>; id: typeof shared36; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32022), data: Schema.Struct({ requested: Schema.String, supported: shared10 }), message: Schema.String }), id: shared36, jsonrpc: shared37 })
 /** The `UnsupportedProtocolVersionError` type. */
 export type UnsupportedProtocolVersionError = typeof UnsupportedProtocolVersionError.Type
 
 /** Every definition of this module, by its name in the official schema. */
-export const definitions = {
+export const definitions: {
+  readonly Role: typeof Role
+  readonly Annotated: typeof Annotated
+  readonly Annotations: typeof Annotations
+  readonly MetaObject: typeof MetaObject
+  readonly AudioContent: typeof AudioContent
+  readonly BaseMetadata: typeof BaseMetadata
+  readonly BlobResourceContents: typeof BlobResourceContents
+  readonly BooleanSchema: typeof BooleanSchema
+  readonly Icon: typeof Icon
+  readonly Implementation: typeof Implementation
+  readonly ResultMetaObject: typeof ResultMetaObject
+  readonly CacheableResult: typeof CacheableResult
+  readonly ImageContent: typeof ImageContent
+  readonly TextContent: typeof TextContent
+  readonly TextResourceContents: typeof TextResourceContents
+  readonly EmbeddedResource: typeof EmbeddedResource
+  readonly ResourceLink: typeof ResourceLink
+  readonly ContentBlock: typeof ContentBlock
+  readonly ToolResultContent: typeof ToolResultContent
+  readonly ToolUseContent: typeof ToolUseContent
+  readonly SamplingMessageContentBlock: typeof SamplingMessageContentBlock
+  readonly CreateMessageResult: typeof CreateMessageResult
+  readonly ElicitResult: typeof ElicitResult
+  readonly Root: typeof Root
+  readonly ListRootsResult: typeof ListRootsResult
+  readonly InputResponse: typeof InputResponse
+  readonly InputResponses: typeof InputResponses
+  readonly ProgressToken: typeof ProgressToken
+  readonly ClientCapabilities: typeof ClientCapabilities
+  readonly LoggingLevel: typeof LoggingLevel
+  readonly RequestMetaObject: typeof RequestMetaObject
+  readonly TaskMetadata: typeof TaskMetadata
+  readonly CallToolRequestParams: typeof CallToolRequestParams
+  readonly RequestId: typeof RequestId
+  readonly CallToolRequest: typeof CallToolRequest
+  readonly CallToolResult: typeof CallToolResult
+  readonly ModelHint: typeof ModelHint
+  readonly ModelPreferences: typeof ModelPreferences
+  readonly SamplingMessage: typeof SamplingMessage
+  readonly ToolAnnotations: typeof ToolAnnotations
+  readonly ToolExecution: typeof ToolExecution
+  readonly Tool: typeof Tool
+  readonly ToolChoice: typeof ToolChoice
+  readonly CreateMessageRequestParams: typeof CreateMessageRequestParams
+  readonly CreateMessageRequest: typeof CreateMessageRequest
+  readonly LegacyTitledEnumSchema: typeof LegacyTitledEnumSchema
+  readonly TitledMultiSelectEnumSchema: typeof TitledMultiSelectEnumSchema
+  readonly TitledSingleSelectEnumSchema: typeof TitledSingleSelectEnumSchema
+  readonly UntitledMultiSelectEnumSchema: typeof UntitledMultiSelectEnumSchema
+  readonly UntitledSingleSelectEnumSchema: typeof UntitledSingleSelectEnumSchema
+  readonly EnumSchema: typeof EnumSchema
+  readonly NumberSchema: typeof NumberSchema
+  readonly StringSchema: typeof StringSchema
+  readonly PrimitiveSchemaDefinition: typeof PrimitiveSchemaDefinition
+  readonly ElicitRequestFormParams: typeof ElicitRequestFormParams
+  readonly ElicitRequestURLParams: typeof ElicitRequestURLParams
+  readonly ElicitRequestParams: typeof ElicitRequestParams
+  readonly ElicitRequest: typeof ElicitRequest
+  readonly ListRootsRequestParams: typeof ListRootsRequestParams
+  readonly RequestParams: typeof RequestParams
+  readonly ListRootsRequest: typeof ListRootsRequest
+  readonly InputRequest: typeof InputRequest
+  readonly InputRequests: typeof InputRequests
+  readonly InputRequiredResult: typeof InputRequiredResult
+  readonly CallToolResultResponse: typeof CallToolResultResponse
+  readonly CancelTaskRequestParams: typeof CancelTaskRequestParams
+  readonly CancelTaskRequest: typeof CancelTaskRequest
+  readonly TaskStatus: typeof TaskStatus
+  readonly CancelTaskResult: typeof CancelTaskResult
+  readonly NotificationMetaObject: typeof NotificationMetaObject
+  readonly CancelledNotificationParams: typeof CancelledNotificationParams
+  readonly CancelledNotification: typeof CancelledNotification
+  readonly InitializedNotificationParams: typeof InitializedNotificationParams
+  readonly NotificationParams: typeof NotificationParams
+  readonly InitializedNotification: typeof InitializedNotification
+  readonly ProgressNotificationParams: typeof ProgressNotificationParams
+  readonly ProgressNotification: typeof ProgressNotification
+  readonly RootsListChangedNotificationParams: typeof RootsListChangedNotificationParams
+  readonly RootsListChangedNotification: typeof RootsListChangedNotification
+  readonly TaskStatusNotificationParams: typeof TaskStatusNotificationParams
+  readonly TaskStatusNotification: typeof TaskStatusNotification
+  readonly ClientNotification: typeof ClientNotification
+  readonly PromptReference: typeof PromptReference
+  readonly ResourceReference: typeof ResourceReference
+  readonly ResourceTemplateReference: typeof ResourceTemplateReference
+  readonly CompleteRequestParams: typeof CompleteRequestParams
+  readonly CompleteRequest: typeof CompleteRequest
+  readonly DiscoverRequest: typeof DiscoverRequest
+  readonly GetPromptRequestParams: typeof GetPromptRequestParams
+  readonly GetPromptRequest: typeof GetPromptRequest
+  readonly GetTaskPayloadRequestParams: typeof GetTaskPayloadRequestParams
+  readonly GetTaskPayloadRequest: typeof GetTaskPayloadRequest
+  readonly GetTaskRequestParams: typeof GetTaskRequestParams
+  readonly GetTaskRequest: typeof GetTaskRequest
+  readonly InitializeRequestParams: typeof InitializeRequestParams
+  readonly InitializeRequest: typeof InitializeRequest
+  readonly ListPromptsRequestParams: typeof ListPromptsRequestParams
+  readonly PaginatedRequestParams: typeof PaginatedRequestParams
+  readonly ListPromptsRequest: typeof ListPromptsRequest
+  readonly ListResourceTemplatesRequestParams: typeof ListResourceTemplatesRequestParams
+  readonly ListResourceTemplatesRequest: typeof ListResourceTemplatesRequest
+  readonly ListResourcesRequestParams: typeof ListResourcesRequestParams
+  readonly ListResourcesRequest: typeof ListResourcesRequest
+  readonly ListTasksRequest: typeof ListTasksRequest
+  readonly ListToolsRequestParams: typeof ListToolsRequestParams
+  readonly ListToolsRequest: typeof ListToolsRequest
+  readonly PingRequestParams: typeof PingRequestParams
+  readonly PingRequest: typeof PingRequest
+  readonly ReadResourceRequestParams: typeof ReadResourceRequestParams
+  readonly ReadResourceRequest: typeof ReadResourceRequest
+  readonly SetLevelRequestParams: typeof SetLevelRequestParams
+  readonly SetLevelRequest: typeof SetLevelRequest
+  readonly SubscribeRequestParams: typeof SubscribeRequestParams
+  readonly SubscribeRequest: typeof SubscribeRequest
+  readonly SubscriptionFilter: typeof SubscriptionFilter
+  readonly SubscriptionsListenRequestParams: typeof SubscriptionsListenRequestParams
+  readonly SubscriptionsListenRequest: typeof SubscriptionsListenRequest
+  readonly UnsubscribeRequestParams: typeof UnsubscribeRequestParams
+  readonly UnsubscribeRequest: typeof UnsubscribeRequest
+  readonly ClientRequest: typeof ClientRequest
+  readonly GetTaskPayloadResult: typeof GetTaskPayloadResult
+  readonly GetTaskResult: typeof GetTaskResult
+  readonly Task: typeof Task
+  readonly ListTasksResult: typeof ListTasksResult
+  readonly Result: typeof Result
+  readonly ClientResult: typeof ClientResult
+  readonly CompleteResult: typeof CompleteResult
+  readonly CompleteResultResponse: typeof CompleteResultResponse
+  readonly CreateTaskResult: typeof CreateTaskResult
+  readonly Cursor: typeof Cursor
+  readonly ServerCapabilities: typeof ServerCapabilities
+  readonly DiscoverResult: typeof DiscoverResult
+  readonly DiscoverResultResponse: typeof DiscoverResultResponse
+  readonly ElicitationCompleteNotificationParams: typeof ElicitationCompleteNotificationParams
+  readonly ElicitationCompleteNotification: typeof ElicitationCompleteNotification
+  readonly EmptyResult: typeof EmptyResult
+  readonly Error: typeof Error
+  readonly PromptMessage: typeof PromptMessage
+  readonly GetPromptResult: typeof GetPromptResult
+  readonly GetPromptResultResponse: typeof GetPromptResultResponse
+  readonly HeaderMismatchError: typeof HeaderMismatchError
+  readonly Icons: typeof Icons
+  readonly InitializeResult: typeof InitializeResult
+  readonly InputResponseRequestParams: typeof InputResponseRequestParams
+  readonly InternalError: typeof InternalError
+  readonly InvalidParamsError: typeof InvalidParamsError
+  readonly InvalidRequestError: typeof InvalidRequestError
+  readonly JSONRPCNotification: typeof JSONRPCNotification
+  readonly JSONRPCRequest: typeof JSONRPCRequest
+  readonly JSONRPCBatchRequest: typeof JSONRPCBatchRequest
+  readonly JSONRPCError: typeof JSONRPCError
+  readonly JSONRPCErrorResponse: typeof JSONRPCErrorResponse
+  readonly JSONRPCResultResponse: typeof JSONRPCResultResponse
+  readonly JSONRPCResponse: typeof JSONRPCResponse
+  readonly JSONRPCBatchResponse: typeof JSONRPCBatchResponse
+  readonly JSONRPCMessage: typeof JSONRPCMessage
+  readonly PromptArgument: typeof PromptArgument
+  readonly Prompt: typeof Prompt
+  readonly ListPromptsResult: typeof ListPromptsResult
+  readonly ListPromptsResultResponse: typeof ListPromptsResultResponse
+  readonly ResourceTemplate: typeof ResourceTemplate
+  readonly ListResourceTemplatesResult: typeof ListResourceTemplatesResult
+  readonly ListResourceTemplatesResultResponse: typeof ListResourceTemplatesResultResponse
+  readonly Resource: typeof Resource
+  readonly ListResourcesResult: typeof ListResourcesResult
+  readonly ListResourcesResultResponse: typeof ListResourcesResultResponse
+  readonly ListToolsResult: typeof ListToolsResult
+  readonly ListToolsResultResponse: typeof ListToolsResultResponse
+  readonly LoggingMessageNotificationParams: typeof LoggingMessageNotificationParams
+  readonly LoggingMessageNotification: typeof LoggingMessageNotification
+  readonly MethodNotFoundError: typeof MethodNotFoundError
+  readonly MissingRequiredClientCapabilityError: typeof MissingRequiredClientCapabilityError
+  readonly MultiSelectEnumSchema: typeof MultiSelectEnumSchema
+  readonly Notification: typeof Notification
+  readonly PaginatedRequest: typeof PaginatedRequest
+  readonly PaginatedResult: typeof PaginatedResult
+  readonly ParseError: typeof ParseError
+  readonly PromptListChangedNotificationParams: typeof PromptListChangedNotificationParams
+  readonly PromptListChangedNotification: typeof PromptListChangedNotification
+  readonly ReadResourceResult: typeof ReadResourceResult
+  readonly ReadResourceResultResponse: typeof ReadResourceResultResponse
+  readonly RelatedTaskMetadata: typeof RelatedTaskMetadata
+  readonly Request: typeof Request
+  readonly ResourceContents: typeof ResourceContents
+  readonly ResourceListChangedNotificationParams: typeof ResourceListChangedNotificationParams
+  readonly ResourceListChangedNotification: typeof ResourceListChangedNotification
+  readonly ResourceRequestParams: typeof ResourceRequestParams
+  readonly ResourceUpdatedNotificationParams: typeof ResourceUpdatedNotificationParams
+  readonly ResourceUpdatedNotification: typeof ResourceUpdatedNotification
+  readonly ResultType: typeof ResultType
+  readonly SubscriptionsAcknowledgedNotificationParams: typeof SubscriptionsAcknowledgedNotificationParams
+  readonly SubscriptionsAcknowledgedNotification: typeof SubscriptionsAcknowledgedNotification
+  readonly ToolListChangedNotificationParams: typeof ToolListChangedNotificationParams
+  readonly ToolListChangedNotification: typeof ToolListChangedNotification
+  readonly ServerNotification: typeof ServerNotification
+  readonly ServerRequest: typeof ServerRequest
+  readonly SubscriptionsListenResultMetaObject: typeof SubscriptionsListenResultMetaObject
+  readonly SubscriptionsListenResult: typeof SubscriptionsListenResult
+  readonly ServerResult: typeof ServerResult
+  readonly SingleSelectEnumSchema: typeof SingleSelectEnumSchema
+  readonly SubscriptionsListenResultResponse: typeof SubscriptionsListenResultResponse
+  readonly TaskAugmentedRequestParams: typeof TaskAugmentedRequestParams
+  readonly URLElicitationRequiredError: typeof URLElicitationRequiredError
+  readonly UnsupportedProtocolVersionError: typeof UnsupportedProtocolVersionError
+} = {
   Role,
   Annotated,
   Annotations,
@@ -1096,4 +1301,4 @@ export const definitions = {
   TaskAugmentedRequestParams,
   URLElicitationRequiredError,
   UnsupportedProtocolVersionError
-} as const
+}

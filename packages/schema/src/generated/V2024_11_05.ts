@@ -7,341 +7,341 @@ import * as Schema from "effect/Schema"
 import * as Formats from "../internal/formats.js"
 import { lazily } from "../internal/lazily.js"
 
-const Role = lazily(() => Schema.Literal("assistant", "user"))
+const Role: () => Schema.Literal<["assistant", "user"]> = lazily(() => Schema.Literal("assistant", "user"))
 /** The `Role` type. */
 export type Role = ReturnType<typeof Role>["Type"]
-const shared1 = lazily(() => Schema.Array(Role()))
-const shared2 = lazily(() => Schema.optionalWith(shared1(), { exact: true }))
-const shared3 = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
-const shared4 = lazily(() => Schema.optionalWith(shared3(), { exact: true }))
-const shared5 = lazily(() => Schema.Struct({ audience: shared2(), priority: shared4() }))
-const shared6 = lazily(() => Schema.optionalWith(shared5(), { exact: true }))
-const Annotated = lazily(() => Schema.Struct({ annotations: shared6() }))
+const shared1: () => Schema.Array$<ReturnType<typeof Role>> = lazily(() => Schema.Array(Role()))
+const shared2: () => Schema.optionalWith<ReturnType<typeof shared1>, { exact: true }> = lazily(() => Schema.optionalWith(shared1(), { exact: true }))
+const shared3: () => Schema.filter<Schema.filter<Schema.SchemaClass<number>>> = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
+const shared4: () => Schema.optionalWith<ReturnType<typeof shared3>, { exact: true }> = lazily(() => Schema.optionalWith(shared3(), { exact: true }))
+const shared5: () => Schema.Struct<{ audience: ReturnType<typeof shared2>; priority: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ audience: shared2(), priority: shared4() }))
+const shared6: () => Schema.optionalWith<ReturnType<typeof shared5>, { exact: true }> = lazily(() => Schema.optionalWith(shared5(), { exact: true }))
+const Annotated: () => Schema.Struct<{ annotations: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ annotations: shared6() }))
 /** The `Annotated` type. */
 export type Annotated = ReturnType<typeof Annotated>["Type"]
-const shared7 = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
-const BlobResourceContents = lazily(() => Schema.Struct({ blob: Formats.Base64, mimeType: shared7(), uri: Formats.Uri, _meta: Formats.Foreign }))
+const shared7: () => Schema.optionalWith<typeof Schema.String, { exact: true }> = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
+const BlobResourceContents: () => Schema.Struct<{ blob: Schema.SchemaClass<string>; mimeType: ReturnType<typeof shared7>; uri: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ blob: Formats.Base64, mimeType: shared7(), uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = ReturnType<typeof BlobResourceContents>["Type"]
-const ProgressToken = lazily(() => Schema.Union(Schema.String, Schema.Int))
+const ProgressToken: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `ProgressToken` type. */
 export type ProgressToken = ReturnType<typeof ProgressToken>["Type"]
-const shared8 = lazily(() => Schema.optionalWith(ProgressToken(), { exact: true }))
-const shared9 = lazily(() => Schema.Struct({ progressToken: shared8() }, Formats.AnyJsonRecord))
-const shared10 = lazily(() => Schema.optionalWith(shared9(), { exact: true }))
-const shared11 = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
-const CallToolRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), arguments: shared11(), name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const shared8: () => Schema.optionalWith<ReturnType<typeof ProgressToken>, { exact: true }> = lazily(() => Schema.optionalWith(ProgressToken(), { exact: true }))
+const shared9: () => Schema.TypeLiteral<{ progressToken: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ progressToken: shared8() }, Formats.AnyJsonRecord))
+const shared10: () => Schema.optionalWith<ReturnType<typeof shared9>, { exact: true }> = lazily(() => Schema.optionalWith(shared9(), { exact: true }))
+const shared11: () => Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
+const CallToolRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; arguments: ReturnType<typeof shared11>; name: typeof Schema.String; task: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared10(), arguments: shared11(), name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = ReturnType<typeof CallToolRequestParams>["Type"]
-const CallToolRequest = lazily(() => Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
+const CallToolRequest: () => Schema.Struct<{ method: Schema.Literal<["tools/call"]>; params: ReturnType<typeof CallToolRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
 /** The `CallToolRequest` type. */
 export type CallToolRequest = ReturnType<typeof CallToolRequest>["Type"]
-const TextResourceContents = lazily(() => Schema.Struct({ mimeType: shared7(), text: Schema.String, uri: Formats.Uri, _meta: Formats.Foreign }))
+const TextResourceContents: () => Schema.Struct<{ mimeType: ReturnType<typeof shared7>; text: typeof Schema.String; uri: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ mimeType: shared7(), text: Schema.String, uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `TextResourceContents` type. */
 export type TextResourceContents = ReturnType<typeof TextResourceContents>["Type"]
-const shared12 = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
-const EmbeddedResource = lazily(() => Schema.Struct({ annotations: shared6(), resource: shared12(), type: Schema.Literal("resource"), _meta: Formats.Foreign }))
+const shared12: () => Schema.Union<[ReturnType<typeof TextResourceContents>, ReturnType<typeof BlobResourceContents>]> = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
+const EmbeddedResource: () => Schema.Struct<{ annotations: ReturnType<typeof shared6>; resource: ReturnType<typeof shared12>; type: Schema.Literal<["resource"]>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: shared6(), resource: shared12(), type: Schema.Literal("resource"), _meta: Formats.Foreign }))
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = ReturnType<typeof EmbeddedResource>["Type"]
-const ImageContent = lazily(() => Schema.Struct({ annotations: shared6(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: Formats.Foreign }))
+const ImageContent: () => Schema.Struct<{ annotations: ReturnType<typeof shared6>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["image"]>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: shared6(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: Formats.Foreign }))
 /** The `ImageContent` type. */
 export type ImageContent = ReturnType<typeof ImageContent>["Type"]
-const TextContent = lazily(() => Schema.Struct({ annotations: shared6(), text: Schema.String, type: Schema.Literal("text"), _meta: Formats.Foreign }))
+const TextContent: () => Schema.Struct<{ annotations: ReturnType<typeof shared6>; text: typeof Schema.String; type: Schema.Literal<["text"]>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: shared6(), text: Schema.String, type: Schema.Literal("text"), _meta: Formats.Foreign }))
 /** The `TextContent` type. */
 export type TextContent = ReturnType<typeof TextContent>["Type"]
-const shared13 = lazily(() => Schema.Union(ImageContent(), TextContent(), EmbeddedResource()))
-const shared14 = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
-const CallToolResult = lazily(() => Schema.Struct({ _meta: shared11(), content: Schema.Array(shared13()), isError: shared14(), structuredContent: Formats.Foreign, resultType: Formats.Foreign }))
+const shared13: () => Schema.Union<[ReturnType<typeof ImageContent>, ReturnType<typeof TextContent>, ReturnType<typeof EmbeddedResource>]> = lazily(() => Schema.Union(ImageContent(), TextContent(), EmbeddedResource()))
+const shared14: () => Schema.optionalWith<typeof Schema.Boolean, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
+const CallToolResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; content: Schema.Array$<ReturnType<typeof shared13>>; isError: ReturnType<typeof shared14>; structuredContent: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared11(), content: Schema.Array(shared13()), isError: shared14(), structuredContent: Formats.Foreign, resultType: Formats.Foreign }))
 /** The `CallToolResult` type. */
 export type CallToolResult = ReturnType<typeof CallToolResult>["Type"]
-const RequestId = lazily(() => Schema.Union(Schema.String, Schema.Int))
+const RequestId: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `RequestId` type. */
 export type RequestId = ReturnType<typeof RequestId>["Type"]
-const CancelledNotificationParams = lazily(() => Schema.Struct({ _meta: shared11(), reason: shared7(), requestId: RequestId() }))
+const CancelledNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; reason: ReturnType<typeof shared7>; requestId: ReturnType<typeof RequestId> }> = lazily(() => Schema.Struct({ _meta: shared11(), reason: shared7(), requestId: RequestId() }))
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = ReturnType<typeof CancelledNotificationParams>["Type"]
-const CancelledNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams() }))
+const CancelledNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/cancelled"]>; params: ReturnType<typeof CancelledNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams() }))
 /** The `CancelledNotification` type. */
 export type CancelledNotification = ReturnType<typeof CancelledNotification>["Type"]
-const shared15 = lazily(() => Formats.OpenObject(Formats.OpenAnyJson))
-const shared16 = lazily(() => Schema.optionalWith(shared15(), { exact: true }))
-const shared17 = lazily(() => Schema.Struct({ listChanged: shared14() }))
-const shared18 = lazily(() => Schema.optionalWith(shared17(), { exact: true }))
-const ClientCapabilities = lazily(() => Schema.Struct({ experimental: shared16(), roots: shared18(), sampling: shared11(), elicitation: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign }))
+const shared15: () => Schema.Record$<Schema.SchemaClass<string>, Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>> = lazily(() => Formats.OpenObject(Formats.OpenAnyJson))
+const shared16: () => Schema.optionalWith<ReturnType<typeof shared15>, { exact: true }> = lazily(() => Schema.optionalWith(shared15(), { exact: true }))
+const shared17: () => Schema.Struct<{ listChanged: ReturnType<typeof shared14> }> = lazily(() => Schema.Struct({ listChanged: shared14() }))
+const shared18: () => Schema.optionalWith<ReturnType<typeof shared17>, { exact: true }> = lazily(() => Schema.optionalWith(shared17(), { exact: true }))
+const ClientCapabilities: () => Schema.Struct<{ experimental: ReturnType<typeof shared16>; roots: ReturnType<typeof shared18>; sampling: ReturnType<typeof shared11>; elicitation: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; tasks: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; extensions: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ experimental: shared16(), roots: shared18(), sampling: shared11(), elicitation: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign }))
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = ReturnType<typeof ClientCapabilities>["Type"]
-const InitializedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
+const InitializedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared11> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `InitializedNotificationParams` type. */
 export type InitializedNotificationParams = ReturnType<typeof InitializedNotificationParams>["Type"]
-const InitializedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams(), { exact: true }) }))
+const InitializedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/initialized"]>; params: Schema.optionalWith<ReturnType<typeof InitializedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams(), { exact: true }) }))
 /** The `InitializedNotification` type. */
 export type InitializedNotification = ReturnType<typeof InitializedNotification>["Type"]
-const shared19 = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
-const ProgressNotificationParams = lazily(() => Schema.Struct({ _meta: shared11(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared19(), message: Formats.Foreign }))
+const shared19: () => Schema.optionalWith<Schema.SchemaClass<number>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
+const ProgressNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; progress: Schema.SchemaClass<number>; progressToken: ReturnType<typeof ProgressToken>; total: ReturnType<typeof shared19>; message: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared11(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared19(), message: Formats.Foreign }))
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = ReturnType<typeof ProgressNotificationParams>["Type"]
-const ProgressNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
+const ProgressNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/progress"]>; params: ReturnType<typeof ProgressNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
 /** The `ProgressNotification` type. */
 export type ProgressNotification = ReturnType<typeof ProgressNotification>["Type"]
-const RootsListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
+const RootsListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared11> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `RootsListChangedNotificationParams` type. */
 export type RootsListChangedNotificationParams = ReturnType<typeof RootsListChangedNotificationParams>["Type"]
-const RootsListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(RootsListChangedNotificationParams(), { exact: true }) }))
+const RootsListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/roots/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof RootsListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(RootsListChangedNotificationParams(), { exact: true }) }))
 /** The `RootsListChangedNotification` type. */
 export type RootsListChangedNotification = ReturnType<typeof RootsListChangedNotification>["Type"]
-const ClientNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), InitializedNotification(), RootsListChangedNotification()))
+const ClientNotification: () => Schema.Union<[ReturnType<typeof CancelledNotification>, ReturnType<typeof ProgressNotification>, ReturnType<typeof InitializedNotification>, ReturnType<typeof RootsListChangedNotification>]> = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), InitializedNotification(), RootsListChangedNotification()))
 /** The `ClientNotification` type. */
 export type ClientNotification = ReturnType<typeof ClientNotification>["Type"]
-const PromptReference = lazily(() => Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: Formats.Foreign }))
+const PromptReference: () => Schema.Struct<{ name: typeof Schema.String; type: Schema.Literal<["ref/prompt"]>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: Formats.Foreign }))
 /** The `PromptReference` type. */
 export type PromptReference = ReturnType<typeof PromptReference>["Type"]
-const ResourceReference = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
+const ResourceReference: () => Schema.Struct<{ type: Schema.Literal<["ref/resource"]>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
 /** The `ResourceReference` type. */
 export type ResourceReference = ReturnType<typeof ResourceReference>["Type"]
-const CompleteRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference(), ResourceReference()), context: Formats.Foreign }))
+const CompleteRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; argument: Schema.Struct<{ name: typeof Schema.String; value: typeof Schema.String }>; ref: Schema.Union<[ReturnType<typeof PromptReference>, ReturnType<typeof ResourceReference>]>; context: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared10(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference(), ResourceReference()), context: Formats.Foreign }))
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = ReturnType<typeof CompleteRequestParams>["Type"]
-const CompleteRequest = lazily(() => Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
+const CompleteRequest: () => Schema.Struct<{ method: Schema.Literal<["completion/complete"]>; params: ReturnType<typeof CompleteRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
 /** The `CompleteRequest` type. */
 export type CompleteRequest = ReturnType<typeof CompleteRequest>["Type"]
-const GetPromptRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const GetPromptRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; arguments: Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, typeof Schema.String>, { exact: true }>; name: typeof Schema.String; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared10(), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = ReturnType<typeof GetPromptRequestParams>["Type"]
-const GetPromptRequest = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
+const GetPromptRequest: () => Schema.Struct<{ method: Schema.Literal<["prompts/get"]>; params: ReturnType<typeof GetPromptRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = ReturnType<typeof GetPromptRequest>["Type"]
-const Implementation = lazily(() => Schema.Struct({ name: Schema.String, version: Schema.String, title: Formats.Foreign, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign }))
+const Implementation: () => Schema.Struct<{ name: typeof Schema.String; version: typeof Schema.String; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; description: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; websiteUrl: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ name: Schema.String, version: Schema.String, title: Formats.Foreign, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign }))
 /** The `Implementation` type. */
 export type Implementation = ReturnType<typeof Implementation>["Type"]
-const InitializeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), capabilities: ClientCapabilities(), clientInfo: Implementation(), protocolVersion: Schema.String }))
+const InitializeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; capabilities: ReturnType<typeof ClientCapabilities>; clientInfo: ReturnType<typeof Implementation>; protocolVersion: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: shared10(), capabilities: ClientCapabilities(), clientInfo: Implementation(), protocolVersion: Schema.String }))
 /** The `InitializeRequestParams` type. */
 export type InitializeRequestParams = ReturnType<typeof InitializeRequestParams>["Type"]
-const InitializeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams() }))
+const InitializeRequest: () => Schema.Struct<{ method: Schema.Literal<["initialize"]>; params: ReturnType<typeof InitializeRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams() }))
 /** The `InitializeRequest` type. */
 export type InitializeRequest = ReturnType<typeof InitializeRequest>["Type"]
-const ListPromptsRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
+const ListPromptsRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; cursor: ReturnType<typeof shared7> }> = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
 /** The `ListPromptsRequestParams` type. */
 export type ListPromptsRequestParams = ReturnType<typeof ListPromptsRequestParams>["Type"]
-const ListPromptsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(ListPromptsRequestParams(), { exact: true }) }))
+const ListPromptsRequest: () => Schema.Struct<{ method: Schema.Literal<["prompts/list"]>; params: Schema.optionalWith<ReturnType<typeof ListPromptsRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(ListPromptsRequestParams(), { exact: true }) }))
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = ReturnType<typeof ListPromptsRequest>["Type"]
-const ListResourceTemplatesRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
+const ListResourceTemplatesRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; cursor: ReturnType<typeof shared7> }> = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
 /** The `ListResourceTemplatesRequestParams` type. */
 export type ListResourceTemplatesRequestParams = ReturnType<typeof ListResourceTemplatesRequestParams>["Type"]
-const ListResourceTemplatesRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(ListResourceTemplatesRequestParams(), { exact: true }) }))
+const ListResourceTemplatesRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/templates/list"]>; params: Schema.optionalWith<ReturnType<typeof ListResourceTemplatesRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(ListResourceTemplatesRequestParams(), { exact: true }) }))
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = ReturnType<typeof ListResourceTemplatesRequest>["Type"]
-const ListResourcesRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
+const ListResourcesRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; cursor: ReturnType<typeof shared7> }> = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
 /** The `ListResourcesRequestParams` type. */
 export type ListResourcesRequestParams = ReturnType<typeof ListResourcesRequestParams>["Type"]
-const ListResourcesRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(ListResourcesRequestParams(), { exact: true }) }))
+const ListResourcesRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/list"]>; params: Schema.optionalWith<ReturnType<typeof ListResourcesRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(ListResourcesRequestParams(), { exact: true }) }))
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = ReturnType<typeof ListResourcesRequest>["Type"]
-const ListToolsRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
+const ListToolsRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; cursor: ReturnType<typeof shared7> }> = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared7() }))
 /** The `ListToolsRequestParams` type. */
 export type ListToolsRequestParams = ReturnType<typeof ListToolsRequestParams>["Type"]
-const ListToolsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(ListToolsRequestParams(), { exact: true }) }))
+const ListToolsRequest: () => Schema.Struct<{ method: Schema.Literal<["tools/list"]>; params: Schema.optionalWith<ReturnType<typeof ListToolsRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(ListToolsRequestParams(), { exact: true }) }))
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = ReturnType<typeof ListToolsRequest>["Type"]
-const PingRequestParams = lazily(() => Schema.Struct({ _meta: shared10() }, Formats.AnyJsonRecord))
+const PingRequestParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared10> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared10() }, Formats.AnyJsonRecord))
 /** The `PingRequestParams` type. */
 export type PingRequestParams = ReturnType<typeof PingRequestParams>["Type"]
-const PingRequest = lazily(() => Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(PingRequestParams(), { exact: true }) }))
+const PingRequest: () => Schema.Struct<{ method: Schema.Literal<["ping"]>; params: Schema.optionalWith<ReturnType<typeof PingRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(PingRequestParams(), { exact: true }) }))
 /** The `PingRequest` type. */
 export type PingRequest = ReturnType<typeof PingRequest>["Type"]
-const ReadResourceRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const ReadResourceRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; uri: Schema.SchemaClass<string>; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = ReturnType<typeof ReadResourceRequestParams>["Type"]
-const ReadResourceRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
+const ReadResourceRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/read"]>; params: ReturnType<typeof ReadResourceRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = ReturnType<typeof ReadResourceRequest>["Type"]
-const LoggingLevel = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
+const LoggingLevel: () => Schema.Literal<["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]> = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
 /** The `LoggingLevel` type. */
 export type LoggingLevel = ReturnType<typeof LoggingLevel>["Type"]
-const SetLevelRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), level: LoggingLevel() }))
+const SetLevelRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; level: ReturnType<typeof LoggingLevel> }> = lazily(() => Schema.Struct({ _meta: shared10(), level: LoggingLevel() }))
 /** The `SetLevelRequestParams` type. */
 export type SetLevelRequestParams = ReturnType<typeof SetLevelRequestParams>["Type"]
-const SetLevelRequest = lazily(() => Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams() }))
+const SetLevelRequest: () => Schema.Struct<{ method: Schema.Literal<["logging/setLevel"]>; params: ReturnType<typeof SetLevelRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams() }))
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = ReturnType<typeof SetLevelRequest>["Type"]
-const SubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
+const SubscribeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
 /** The `SubscribeRequestParams` type. */
 export type SubscribeRequestParams = ReturnType<typeof SubscribeRequestParams>["Type"]
-const SubscribeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams() }))
+const SubscribeRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/subscribe"]>; params: ReturnType<typeof SubscribeRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams() }))
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = ReturnType<typeof SubscribeRequest>["Type"]
-const UnsubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
+const UnsubscribeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
 /** The `UnsubscribeRequestParams` type. */
 export type UnsubscribeRequestParams = ReturnType<typeof UnsubscribeRequestParams>["Type"]
-const UnsubscribeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams() }))
+const UnsubscribeRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/unsubscribe"]>; params: ReturnType<typeof UnsubscribeRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams() }))
 /** The `UnsubscribeRequest` type. */
 export type UnsubscribeRequest = ReturnType<typeof UnsubscribeRequest>["Type"]
-const ClientRequest = lazily(() => Schema.Union(InitializeRequest(), ReadResourceRequest(), SubscribeRequest(), UnsubscribeRequest(), GetPromptRequest(), CallToolRequest(), SetLevelRequest(), CompleteRequest(), PingRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ListPromptsRequest(), ListToolsRequest()))
+const ClientRequest: () => Schema.Union<[ReturnType<typeof InitializeRequest>, ReturnType<typeof ReadResourceRequest>, ReturnType<typeof SubscribeRequest>, ReturnType<typeof UnsubscribeRequest>, ReturnType<typeof GetPromptRequest>, ReturnType<typeof CallToolRequest>, ReturnType<typeof SetLevelRequest>, ReturnType<typeof CompleteRequest>, ReturnType<typeof PingRequest>, ReturnType<typeof ListResourcesRequest>, ReturnType<typeof ListResourceTemplatesRequest>, ReturnType<typeof ListPromptsRequest>, ReturnType<typeof ListToolsRequest>]> = lazily(() => Schema.Union(InitializeRequest(), ReadResourceRequest(), SubscribeRequest(), UnsubscribeRequest(), GetPromptRequest(), CallToolRequest(), SetLevelRequest(), CompleteRequest(), PingRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ListPromptsRequest(), ListToolsRequest()))
 /** The `ClientRequest` type. */
 export type ClientRequest = ReturnType<typeof ClientRequest>["Type"]
-const shared20 = lazily(() => Schema.Union(ImageContent(), TextContent()))
-const CreateMessageResult = lazily(() => Schema.Struct({ _meta: shared11(), content: shared20(), model: Schema.String, role: Role(), stopReason: shared7() }))
+const shared20: () => Schema.Union<[ReturnType<typeof ImageContent>, ReturnType<typeof TextContent>]> = lazily(() => Schema.Union(ImageContent(), TextContent()))
+const CreateMessageResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; content: ReturnType<typeof shared20>; model: typeof Schema.String; role: ReturnType<typeof Role>; stopReason: ReturnType<typeof shared7> }> = lazily(() => Schema.Struct({ _meta: shared11(), content: shared20(), model: Schema.String, role: Role(), stopReason: shared7() }))
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = ReturnType<typeof CreateMessageResult>["Type"]
-const Root = lazily(() => Schema.Struct({ name: shared7(), uri: Formats.Uri, _meta: Formats.Foreign }))
+const Root: () => Schema.Struct<{ name: ReturnType<typeof shared7>; uri: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ name: shared7(), uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `Root` type. */
 export type Root = ReturnType<typeof Root>["Type"]
-const ListRootsResult = lazily(() => Schema.Struct({ _meta: shared11(), roots: Schema.Array(Root()) }))
+const ListRootsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; roots: Schema.Array$<ReturnType<typeof Root>> }> = lazily(() => Schema.Struct({ _meta: shared11(), roots: Schema.Array(Root()) }))
 /** The `ListRootsResult` type. */
 export type ListRootsResult = ReturnType<typeof ListRootsResult>["Type"]
-const Result = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
+const Result: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared11> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `Result` type. */
 export type Result = ReturnType<typeof Result>["Type"]
-const ClientResult = lazily(() => Schema.Union(CreateMessageResult(), ListRootsResult(), Result()))
+const ClientResult: () => Schema.Union<[ReturnType<typeof CreateMessageResult>, ReturnType<typeof ListRootsResult>, ReturnType<typeof Result>]> = lazily(() => Schema.Union(CreateMessageResult(), ListRootsResult(), Result()))
 /** The `ClientResult` type. */
 export type ClientResult = ReturnType<typeof ClientResult>["Type"]
-const shared21 = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
-const shared22 = lazily(() => Schema.Array(Schema.String))
-const CompleteResult = lazily(() => Schema.Struct({ _meta: shared11(), completion: Schema.Struct({ hasMore: shared14(), total: shared21(), values: shared22() }), resultType: Formats.Foreign }))
+const shared21: () => Schema.optionalWith<typeof Schema.Int, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
+const shared22: () => Schema.Array$<typeof Schema.String> = lazily(() => Schema.Array(Schema.String))
+const CompleteResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; completion: Schema.Struct<{ hasMore: ReturnType<typeof shared14>; total: ReturnType<typeof shared21>; values: ReturnType<typeof shared22> }>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared11(), completion: Schema.Struct({ hasMore: shared14(), total: shared21(), values: shared22() }), resultType: Formats.Foreign }))
 /** The `CompleteResult` type. */
 export type CompleteResult = ReturnType<typeof CompleteResult>["Type"]
-const ModelHint = lazily(() => Schema.Struct({ name: shared7() }))
+const ModelHint: () => Schema.Struct<{ name: ReturnType<typeof shared7> }> = lazily(() => Schema.Struct({ name: shared7() }))
 /** The `ModelHint` type. */
 export type ModelHint = ReturnType<typeof ModelHint>["Type"]
-const ModelPreferences = lazily(() => Schema.Struct({ costPriority: shared4(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared4(), speedPriority: shared4() }))
+const ModelPreferences: () => Schema.Struct<{ costPriority: ReturnType<typeof shared4>; hints: Schema.optionalWith<Schema.Array$<ReturnType<typeof ModelHint>>, { exact: true }>; intelligencePriority: ReturnType<typeof shared4>; speedPriority: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ costPriority: shared4(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared4(), speedPriority: shared4() }))
 /** The `ModelPreferences` type. */
 export type ModelPreferences = ReturnType<typeof ModelPreferences>["Type"]
-const SamplingMessage = lazily(() => Schema.Struct({ content: shared20(), role: Role(), _meta: Formats.Foreign }))
+const SamplingMessage: () => Schema.Struct<{ content: ReturnType<typeof shared20>; role: ReturnType<typeof Role>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ content: shared20(), role: Role(), _meta: Formats.Foreign }))
 /** The `SamplingMessage` type. */
 export type SamplingMessage = ReturnType<typeof SamplingMessage>["Type"]
-const shared23 = lazily(() => Schema.optionalWith(shared22(), { exact: true }))
-const CreateMessageRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared11(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared23(), systemPrompt: shared7(), temperature: shared19(), task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign }))
+const shared23: () => Schema.optionalWith<ReturnType<typeof shared22>, { exact: true }> = lazily(() => Schema.optionalWith(shared22(), { exact: true }))
+const CreateMessageRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; includeContext: Schema.optionalWith<Schema.Literal<["allServers", "none", "thisServer"]>, { exact: true }>; maxTokens: typeof Schema.Int; messages: Schema.Array$<ReturnType<typeof SamplingMessage>>; metadata: ReturnType<typeof shared11>; modelPreferences: Schema.optionalWith<ReturnType<typeof ModelPreferences>, { exact: true }>; stopSequences: ReturnType<typeof shared23>; systemPrompt: ReturnType<typeof shared7>; temperature: ReturnType<typeof shared19>; task: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; toolChoice: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; tools: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared10(), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared11(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared23(), systemPrompt: shared7(), temperature: shared19(), task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign }))
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = ReturnType<typeof CreateMessageRequestParams>["Type"]
-const CreateMessageRequest = lazily(() => Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
+const CreateMessageRequest: () => Schema.Struct<{ method: Schema.Literal<["sampling/createMessage"]>; params: ReturnType<typeof CreateMessageRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = ReturnType<typeof CreateMessageRequest>["Type"]
-const Cursor = lazily(() => Schema.String)
+const Cursor: () => typeof Schema.String = lazily(() => Schema.String)
 /** The `Cursor` type. */
 export type Cursor = ReturnType<typeof Cursor>["Type"]
-const EmptyResult = lazily(() => Result())
+const EmptyResult: () => ReturnType<typeof Result> = lazily(() => Result())
 /** The `EmptyResult` type. */
 export type EmptyResult = ReturnType<typeof EmptyResult>["Type"]
-const PromptMessage = lazily(() => Schema.Struct({ content: shared13(), role: Role() }))
+const PromptMessage: () => Schema.Struct<{ content: ReturnType<typeof shared13>; role: ReturnType<typeof Role> }> = lazily(() => Schema.Struct({ content: shared13(), role: Role() }))
 /** The `PromptMessage` type. */
 export type PromptMessage = ReturnType<typeof PromptMessage>["Type"]
-const GetPromptResult = lazily(() => Schema.Struct({ _meta: shared11(), description: shared7(), messages: Schema.Array(PromptMessage()), resultType: Formats.Foreign }))
+const GetPromptResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; description: ReturnType<typeof shared7>; messages: Schema.Array$<ReturnType<typeof PromptMessage>>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared11(), description: shared7(), messages: Schema.Array(PromptMessage()), resultType: Formats.Foreign }))
 /** The `GetPromptResult` type. */
 export type GetPromptResult = ReturnType<typeof GetPromptResult>["Type"]
-const ServerCapabilities = lazily(() => Schema.Struct({ experimental: shared16(), logging: shared11(), prompts: shared18(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared14(), subscribe: shared14() }), { exact: true }), tools: shared18(), completions: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign }))
+const ServerCapabilities: () => Schema.Struct<{ experimental: ReturnType<typeof shared16>; logging: ReturnType<typeof shared11>; prompts: ReturnType<typeof shared18>; resources: Schema.optionalWith<Schema.Struct<{ listChanged: ReturnType<typeof shared14>; subscribe: ReturnType<typeof shared14> }>, { exact: true }>; tools: ReturnType<typeof shared18>; completions: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; tasks: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; extensions: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ experimental: shared16(), logging: shared11(), prompts: shared18(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared14(), subscribe: shared14() }), { exact: true }), tools: shared18(), completions: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign }))
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = ReturnType<typeof ServerCapabilities>["Type"]
-const InitializeResult = lazily(() => Schema.Struct({ _meta: shared11(), capabilities: ServerCapabilities(), instructions: shared7(), protocolVersion: Schema.String, serverInfo: Implementation() }))
+const InitializeResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; capabilities: ReturnType<typeof ServerCapabilities>; instructions: ReturnType<typeof shared7>; protocolVersion: typeof Schema.String; serverInfo: ReturnType<typeof Implementation> }> = lazily(() => Schema.Struct({ _meta: shared11(), capabilities: ServerCapabilities(), instructions: shared7(), protocolVersion: Schema.String, serverInfo: Implementation() }))
 /** The `InitializeResult` type. */
 export type InitializeResult = ReturnType<typeof InitializeResult>["Type"]
-const shared24 = lazily(() => Schema.Literal("2.0"))
-const JSONRPCError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId(), jsonrpc: shared24() }))
+const shared24: () => Schema.Literal<["2.0"]> = lazily(() => Schema.Literal("2.0"))
+const JSONRPCError: () => Schema.Struct<{ error: Schema.Struct<{ code: typeof Schema.Int; data: Schema.optionalWith<Schema.SchemaClass<unknown>, { exact: true }>; message: typeof Schema.String }>; id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared24> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId(), jsonrpc: shared24() }))
 /** The `JSONRPCError` type. */
 export type JSONRPCError = ReturnType<typeof JSONRPCError>["Type"]
-const shared25 = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
-const shared26 = lazily(() => Schema.optionalWith(shared25(), { exact: true }))
-const JSONRPCNotification = lazily(() => Schema.Struct({ jsonrpc: shared24(), method: Schema.String, params: shared26() }))
+const shared25: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared11> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
+const shared26: () => Schema.optionalWith<ReturnType<typeof shared25>, { exact: true }> = lazily(() => Schema.optionalWith(shared25(), { exact: true }))
+const JSONRPCNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared24>; method: typeof Schema.String; params: ReturnType<typeof shared26> }> = lazily(() => Schema.Struct({ jsonrpc: shared24(), method: Schema.String, params: shared26() }))
 /** The `JSONRPCNotification` type. */
 export type JSONRPCNotification = ReturnType<typeof JSONRPCNotification>["Type"]
-const shared27 = lazily(() => Schema.Struct({ _meta: shared10() }, Formats.AnyJsonRecord))
-const shared28 = lazily(() => Schema.optionalWith(shared27(), { exact: true }))
-const JSONRPCRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared24(), method: Schema.String, params: shared28() }))
+const shared27: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared10> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared10() }, Formats.AnyJsonRecord))
+const shared28: () => Schema.optionalWith<ReturnType<typeof shared27>, { exact: true }> = lazily(() => Schema.optionalWith(shared27(), { exact: true }))
+const JSONRPCRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared24>; method: typeof Schema.String; params: ReturnType<typeof shared28> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared24(), method: Schema.String, params: shared28() }))
 /** The `JSONRPCRequest` type. */
 export type JSONRPCRequest = ReturnType<typeof JSONRPCRequest>["Type"]
-const JSONRPCResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared24(), result: Result() }))
+const JSONRPCResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared24>; result: ReturnType<typeof Result> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared24(), result: Result() }))
 /** The `JSONRPCResponse` type. */
 export type JSONRPCResponse = ReturnType<typeof JSONRPCResponse>["Type"]
-const JSONRPCMessage = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResponse(), JSONRPCError(), JSONRPCNotification()))
+const JSONRPCMessage: () => Schema.Union<[ReturnType<typeof JSONRPCRequest>, ReturnType<typeof JSONRPCResponse>, ReturnType<typeof JSONRPCError>, ReturnType<typeof JSONRPCNotification>]> = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResponse(), JSONRPCError(), JSONRPCNotification()))
 /** The `JSONRPCMessage` type. */
 export type JSONRPCMessage = ReturnType<typeof JSONRPCMessage>["Type"]
-const PromptArgument = lazily(() => Schema.Struct({ description: shared7(), name: Schema.String, required: shared14(), title: Formats.Foreign }))
+const PromptArgument: () => Schema.Struct<{ description: ReturnType<typeof shared7>; name: typeof Schema.String; required: ReturnType<typeof shared14>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ description: shared7(), name: Schema.String, required: shared14(), title: Formats.Foreign }))
 /** The `PromptArgument` type. */
 export type PromptArgument = ReturnType<typeof PromptArgument>["Type"]
-const Prompt = lazily(() => Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared7(), name: Schema.String, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
+const Prompt: () => Schema.Struct<{ arguments: Schema.optionalWith<Schema.Array$<ReturnType<typeof PromptArgument>>, { exact: true }>; description: ReturnType<typeof shared7>; name: typeof Schema.String; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared7(), name: Schema.String, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
 /** The `Prompt` type. */
 export type Prompt = ReturnType<typeof Prompt>["Type"]
-const ListPromptsResult = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), prompts: Schema.Array(Prompt()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListPromptsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; nextCursor: ReturnType<typeof shared7>; prompts: Schema.Array$<ReturnType<typeof Prompt>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), prompts: Schema.Array(Prompt()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = ReturnType<typeof ListPromptsResult>["Type"]
-const ResourceTemplate = lazily(() => Schema.Struct({ annotations: shared6(), description: shared7(), mimeType: shared7(), name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
+const ResourceTemplate: () => Schema.Struct<{ annotations: ReturnType<typeof shared6>; description: ReturnType<typeof shared7>; mimeType: ReturnType<typeof shared7>; name: typeof Schema.String; uriTemplate: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: shared6(), description: shared7(), mimeType: shared7(), name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = ReturnType<typeof ResourceTemplate>["Type"]
-const ListResourceTemplatesResult = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), resourceTemplates: Schema.Array(ResourceTemplate()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListResourceTemplatesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; nextCursor: ReturnType<typeof shared7>; resourceTemplates: Schema.Array$<ReturnType<typeof ResourceTemplate>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), resourceTemplates: Schema.Array(ResourceTemplate()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = ReturnType<typeof ListResourceTemplatesResult>["Type"]
-const Resource = lazily(() => Schema.Struct({ annotations: shared6(), description: shared7(), mimeType: shared7(), name: Schema.String, size: shared21(), uri: Formats.Uri, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
+const Resource: () => Schema.Struct<{ annotations: ReturnType<typeof shared6>; description: ReturnType<typeof shared7>; mimeType: ReturnType<typeof shared7>; name: typeof Schema.String; size: ReturnType<typeof shared21>; uri: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: shared6(), description: shared7(), mimeType: shared7(), name: Schema.String, size: shared21(), uri: Formats.Uri, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
 /** The `Resource` type. */
 export type Resource = ReturnType<typeof Resource>["Type"]
-const ListResourcesResult = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), resources: Schema.Array(Resource()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListResourcesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; nextCursor: ReturnType<typeof shared7>; resources: Schema.Array$<ReturnType<typeof Resource>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), resources: Schema.Array(Resource()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = ReturnType<typeof ListResourcesResult>["Type"]
-const ListRootsRequestParams = lazily(() => Schema.Struct({ _meta: shared10() }, Formats.AnyJsonRecord))
+const ListRootsRequestParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared10> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared10() }, Formats.AnyJsonRecord))
 /** The `ListRootsRequestParams` type. */
 export type ListRootsRequestParams = ReturnType<typeof ListRootsRequestParams>["Type"]
-const ListRootsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams(), { exact: true }) }))
+const ListRootsRequest: () => Schema.Struct<{ method: Schema.Literal<["roots/list"]>; params: Schema.optionalWith<ReturnType<typeof ListRootsRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams(), { exact: true }) }))
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = ReturnType<typeof ListRootsRequest>["Type"]
-const Tool = lazily(() => Schema.Struct({ description: shared7(), inputSchema: Schema.Struct({ properties: shared16(), required: shared23(), type: Schema.Literal("object"), $schema: Formats.Foreign }), name: Schema.String, annotations: Formats.Foreign, _meta: Formats.Foreign, outputSchema: Formats.Foreign, title: Formats.Foreign, execution: Formats.Foreign, icons: Formats.Foreign }))
+const Tool: () => Schema.Struct<{ description: ReturnType<typeof shared7>; inputSchema: Schema.Struct<{ properties: ReturnType<typeof shared16>; required: ReturnType<typeof shared23>; type: Schema.Literal<["object"]>; $schema: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }>; name: typeof Schema.String; annotations: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; outputSchema: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; execution: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ description: shared7(), inputSchema: Schema.Struct({ properties: shared16(), required: shared23(), type: Schema.Literal("object"), $schema: Formats.Foreign }), name: Schema.String, annotations: Formats.Foreign, _meta: Formats.Foreign, outputSchema: Formats.Foreign, title: Formats.Foreign, execution: Formats.Foreign, icons: Formats.Foreign }))
 /** The `Tool` type. */
 export type Tool = ReturnType<typeof Tool>["Type"]
-const ListToolsResult = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), tools: Schema.Array(Tool()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListToolsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; nextCursor: ReturnType<typeof shared7>; tools: Schema.Array$<ReturnType<typeof Tool>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), tools: Schema.Array(Tool()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListToolsResult` type. */
 export type ListToolsResult = ReturnType<typeof ListToolsResult>["Type"]
-const LoggingMessageNotificationParams = lazily(() => Schema.Struct({ _meta: shared11(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared7() }))
+const LoggingMessageNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; data: Schema.SchemaClass<unknown>; level: ReturnType<typeof LoggingLevel>; logger: ReturnType<typeof shared7> }> = lazily(() => Schema.Struct({ _meta: shared11(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared7() }))
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = ReturnType<typeof LoggingMessageNotificationParams>["Type"]
-const LoggingMessageNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
+const LoggingMessageNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/message"]>; params: ReturnType<typeof LoggingMessageNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = ReturnType<typeof LoggingMessageNotification>["Type"]
-const Notification = lazily(() => Schema.Struct({ method: Schema.String, params: shared26() }))
+const Notification: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared26> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared26() }))
 /** The `Notification` type. */
 export type Notification = ReturnType<typeof Notification>["Type"]
-const PaginatedRequest = lazily(() => Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: shared7() }), { exact: true }) }))
+const PaginatedRequest: () => Schema.Struct<{ method: typeof Schema.String; params: Schema.optionalWith<Schema.Struct<{ cursor: ReturnType<typeof shared7> }>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: shared7() }), { exact: true }) }))
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = ReturnType<typeof PaginatedRequest>["Type"]
-const PaginatedResult = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), resultType: Formats.Foreign }))
+const PaginatedResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; nextCursor: ReturnType<typeof shared7>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared11(), nextCursor: shared7(), resultType: Formats.Foreign }))
 /** The `PaginatedResult` type. */
 export type PaginatedResult = ReturnType<typeof PaginatedResult>["Type"]
-const PromptListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
+const PromptListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared11> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `PromptListChangedNotificationParams` type. */
 export type PromptListChangedNotificationParams = ReturnType<typeof PromptListChangedNotificationParams>["Type"]
-const PromptListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(PromptListChangedNotificationParams(), { exact: true }) }))
+const PromptListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/prompts/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof PromptListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(PromptListChangedNotificationParams(), { exact: true }) }))
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = ReturnType<typeof PromptListChangedNotification>["Type"]
-const ReadResourceResult = lazily(() => Schema.Struct({ _meta: shared11(), contents: Schema.Array(shared12()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ReadResourceResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; contents: Schema.Array$<ReturnType<typeof shared12>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared11(), contents: Schema.Array(shared12()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = ReturnType<typeof ReadResourceResult>["Type"]
-const Request = lazily(() => Schema.Struct({ method: Schema.String, params: shared28() }))
+const Request: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared28> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared28() }))
 /** The `Request` type. */
 export type Request = ReturnType<typeof Request>["Type"]
-const ResourceContents = lazily(() => Schema.Struct({ mimeType: shared7(), uri: Formats.Uri, _meta: Formats.Foreign }))
+const ResourceContents: () => Schema.Struct<{ mimeType: ReturnType<typeof shared7>; uri: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ mimeType: shared7(), uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `ResourceContents` type. */
 export type ResourceContents = ReturnType<typeof ResourceContents>["Type"]
-const ResourceListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
+const ResourceListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared11> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `ResourceListChangedNotificationParams` type. */
 export type ResourceListChangedNotificationParams = ReturnType<typeof ResourceListChangedNotificationParams>["Type"]
-const ResourceListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(ResourceListChangedNotificationParams(), { exact: true }) }))
+const ResourceListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/resources/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof ResourceListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(ResourceListChangedNotificationParams(), { exact: true }) }))
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = ReturnType<typeof ResourceListChangedNotification>["Type"]
-const ResourceUpdatedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11(), uri: Formats.Uri }))
+const ResourceUpdatedNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared11>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared11(), uri: Formats.Uri }))
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = ReturnType<typeof ResourceUpdatedNotificationParams>["Type"]
-const ResourceUpdatedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
+const ResourceUpdatedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/resources/updated"]>; params: ReturnType<typeof ResourceUpdatedNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = ReturnType<typeof ResourceUpdatedNotification>["Type"]
-const ToolListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
+const ToolListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared11> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared11() }, Formats.AnyJsonRecord))
 /** The `ToolListChangedNotificationParams` type. */
 export type ToolListChangedNotificationParams = ReturnType<typeof ToolListChangedNotificationParams>["Type"]
-const ToolListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(ToolListChangedNotificationParams(), { exact: true }) }))
+const ToolListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/tools/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof ToolListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(ToolListChangedNotificationParams(), { exact: true }) }))
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = ReturnType<typeof ToolListChangedNotification>["Type"]
-const ServerNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), ResourceUpdatedNotification(), LoggingMessageNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
+const ServerNotification: () => Schema.Union<[ReturnType<typeof CancelledNotification>, ReturnType<typeof ProgressNotification>, ReturnType<typeof ResourceUpdatedNotification>, ReturnType<typeof LoggingMessageNotification>, ReturnType<typeof ResourceListChangedNotification>, ReturnType<typeof PromptListChangedNotification>, ReturnType<typeof ToolListChangedNotification>]> = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), ResourceUpdatedNotification(), LoggingMessageNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
 /** The `ServerNotification` type. */
 export type ServerNotification = ReturnType<typeof ServerNotification>["Type"]
-const ServerRequest = lazily(() => Schema.Union(CreateMessageRequest(), PingRequest(), ListRootsRequest()))
+const ServerRequest: () => Schema.Union<[ReturnType<typeof CreateMessageRequest>, ReturnType<typeof PingRequest>, ReturnType<typeof ListRootsRequest>]> = lazily(() => Schema.Union(CreateMessageRequest(), PingRequest(), ListRootsRequest()))
 /** The `ServerRequest` type. */
 export type ServerRequest = ReturnType<typeof ServerRequest>["Type"]
-const ServerResult = lazily(() => Schema.Union(InitializeResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), GetPromptResult(), ListToolsResult(), CallToolResult(), CompleteResult(), Result()))
+const ServerResult: () => Schema.Union<[ReturnType<typeof InitializeResult>, ReturnType<typeof ListResourcesResult>, ReturnType<typeof ListResourceTemplatesResult>, ReturnType<typeof ReadResourceResult>, ReturnType<typeof ListPromptsResult>, ReturnType<typeof GetPromptResult>, ReturnType<typeof ListToolsResult>, ReturnType<typeof CallToolResult>, ReturnType<typeof CompleteResult>, ReturnType<typeof Result>]> = lazily(() => Schema.Union(InitializeResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), GetPromptResult(), ListToolsResult(), CallToolResult(), CompleteResult(), Result()))
 /** The `ServerResult` type. */
 export type ServerResult = ReturnType<typeof ServerResult>["Type"]
 

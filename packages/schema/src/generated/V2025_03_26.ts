@@ -7,352 +7,352 @@ import * as Schema from "effect/Schema"
 import * as Formats from "../internal/formats.js"
 import { lazily } from "../internal/lazily.js"
 
-const Role = lazily(() => Schema.Literal("assistant", "user"))
+const Role: () => Schema.Literal<["assistant", "user"]> = lazily(() => Schema.Literal("assistant", "user"))
 /** The `Role` type. */
 export type Role = ReturnType<typeof Role>["Type"]
-const shared1 = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
-const shared2 = lazily(() => Schema.optionalWith(shared1(), { exact: true }))
-const Annotations = lazily(() => Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role()), { exact: true }), priority: shared2(), lastModified: Formats.Foreign }))
+const shared1: () => Schema.filter<Schema.filter<Schema.SchemaClass<number>>> = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
+const shared2: () => Schema.optionalWith<ReturnType<typeof shared1>, { exact: true }> = lazily(() => Schema.optionalWith(shared1(), { exact: true }))
+const Annotations: () => Schema.Struct<{ audience: Schema.optionalWith<Schema.Array$<ReturnType<typeof Role>>, { exact: true }>; priority: ReturnType<typeof shared2>; lastModified: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role()), { exact: true }), priority: shared2(), lastModified: Formats.Foreign }))
 /** The `Annotations` type. */
 export type Annotations = ReturnType<typeof Annotations>["Type"]
-const shared3 = lazily(() => Schema.optionalWith(Annotations(), { exact: true }))
-const AudioContent = lazily(() => Schema.Struct({ annotations: shared3(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio"), _meta: Formats.Foreign }))
+const shared3: () => Schema.optionalWith<ReturnType<typeof Annotations>, { exact: true }> = lazily(() => Schema.optionalWith(Annotations(), { exact: true }))
+const AudioContent: () => Schema.Struct<{ annotations: ReturnType<typeof shared3>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["audio"]>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: shared3(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio"), _meta: Formats.Foreign }))
 /** The `AudioContent` type. */
 export type AudioContent = ReturnType<typeof AudioContent>["Type"]
-const shared4 = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
-const BlobResourceContents = lazily(() => Schema.Struct({ blob: Formats.Base64, mimeType: shared4(), uri: Formats.Uri, _meta: Formats.Foreign }))
+const shared4: () => Schema.optionalWith<typeof Schema.String, { exact: true }> = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
+const BlobResourceContents: () => Schema.Struct<{ blob: Schema.SchemaClass<string>; mimeType: ReturnType<typeof shared4>; uri: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ blob: Formats.Base64, mimeType: shared4(), uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = ReturnType<typeof BlobResourceContents>["Type"]
-const ProgressToken = lazily(() => Schema.Union(Schema.String, Schema.Int))
+const ProgressToken: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `ProgressToken` type. */
 export type ProgressToken = ReturnType<typeof ProgressToken>["Type"]
-const shared5 = lazily(() => Schema.optionalWith(ProgressToken(), { exact: true }))
-const shared6 = lazily(() => Schema.Struct({ progressToken: shared5() }, Formats.AnyJsonRecord))
-const shared7 = lazily(() => Schema.optionalWith(shared6(), { exact: true }))
-const shared8 = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
-const CallToolRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), arguments: shared8(), name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const shared5: () => Schema.optionalWith<ReturnType<typeof ProgressToken>, { exact: true }> = lazily(() => Schema.optionalWith(ProgressToken(), { exact: true }))
+const shared6: () => Schema.TypeLiteral<{ progressToken: ReturnType<typeof shared5> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ progressToken: shared5() }, Formats.AnyJsonRecord))
+const shared7: () => Schema.optionalWith<ReturnType<typeof shared6>, { exact: true }> = lazily(() => Schema.optionalWith(shared6(), { exact: true }))
+const shared8: () => Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
+const CallToolRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; arguments: ReturnType<typeof shared8>; name: typeof Schema.String; task: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared7(), arguments: shared8(), name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = ReturnType<typeof CallToolRequestParams>["Type"]
-const CallToolRequest = lazily(() => Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
+const CallToolRequest: () => Schema.Struct<{ method: Schema.Literal<["tools/call"]>; params: ReturnType<typeof CallToolRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
 /** The `CallToolRequest` type. */
 export type CallToolRequest = ReturnType<typeof CallToolRequest>["Type"]
-const TextResourceContents = lazily(() => Schema.Struct({ mimeType: shared4(), text: Schema.String, uri: Formats.Uri, _meta: Formats.Foreign }))
+const TextResourceContents: () => Schema.Struct<{ mimeType: ReturnType<typeof shared4>; text: typeof Schema.String; uri: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ mimeType: shared4(), text: Schema.String, uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `TextResourceContents` type. */
 export type TextResourceContents = ReturnType<typeof TextResourceContents>["Type"]
-const shared9 = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
-const EmbeddedResource = lazily(() => Schema.Struct({ annotations: shared3(), resource: shared9(), type: Schema.Literal("resource"), _meta: Formats.Foreign }))
+const shared9: () => Schema.Union<[ReturnType<typeof TextResourceContents>, ReturnType<typeof BlobResourceContents>]> = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
+const EmbeddedResource: () => Schema.Struct<{ annotations: ReturnType<typeof shared3>; resource: ReturnType<typeof shared9>; type: Schema.Literal<["resource"]>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: shared3(), resource: shared9(), type: Schema.Literal("resource"), _meta: Formats.Foreign }))
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = ReturnType<typeof EmbeddedResource>["Type"]
-const ImageContent = lazily(() => Schema.Struct({ annotations: shared3(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: Formats.Foreign }))
+const ImageContent: () => Schema.Struct<{ annotations: ReturnType<typeof shared3>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["image"]>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: shared3(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: Formats.Foreign }))
 /** The `ImageContent` type. */
 export type ImageContent = ReturnType<typeof ImageContent>["Type"]
-const TextContent = lazily(() => Schema.Struct({ annotations: shared3(), text: Schema.String, type: Schema.Literal("text"), _meta: Formats.Foreign }))
+const TextContent: () => Schema.Struct<{ annotations: ReturnType<typeof shared3>; text: typeof Schema.String; type: Schema.Literal<["text"]>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: shared3(), text: Schema.String, type: Schema.Literal("text"), _meta: Formats.Foreign }))
 /** The `TextContent` type. */
 export type TextContent = ReturnType<typeof TextContent>["Type"]
-const shared10 = lazily(() => Schema.Union(ImageContent(), AudioContent(), TextContent(), EmbeddedResource()))
-const shared11 = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
-const CallToolResult = lazily(() => Schema.Struct({ _meta: shared8(), content: Schema.Array(shared10()), isError: shared11(), structuredContent: Formats.Foreign, resultType: Formats.Foreign }))
+const shared10: () => Schema.Union<[ReturnType<typeof ImageContent>, ReturnType<typeof AudioContent>, ReturnType<typeof TextContent>, ReturnType<typeof EmbeddedResource>]> = lazily(() => Schema.Union(ImageContent(), AudioContent(), TextContent(), EmbeddedResource()))
+const shared11: () => Schema.optionalWith<typeof Schema.Boolean, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
+const CallToolResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; content: Schema.Array$<ReturnType<typeof shared10>>; isError: ReturnType<typeof shared11>; structuredContent: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared8(), content: Schema.Array(shared10()), isError: shared11(), structuredContent: Formats.Foreign, resultType: Formats.Foreign }))
 /** The `CallToolResult` type. */
 export type CallToolResult = ReturnType<typeof CallToolResult>["Type"]
-const RequestId = lazily(() => Schema.Union(Schema.String, Schema.Int))
+const RequestId: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `RequestId` type. */
 export type RequestId = ReturnType<typeof RequestId>["Type"]
-const CancelledNotificationParams = lazily(() => Schema.Struct({ _meta: shared8(), reason: shared4(), requestId: RequestId() }))
+const CancelledNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; reason: ReturnType<typeof shared4>; requestId: ReturnType<typeof RequestId> }> = lazily(() => Schema.Struct({ _meta: shared8(), reason: shared4(), requestId: RequestId() }))
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = ReturnType<typeof CancelledNotificationParams>["Type"]
-const CancelledNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams() }))
+const CancelledNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/cancelled"]>; params: ReturnType<typeof CancelledNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams() }))
 /** The `CancelledNotification` type. */
 export type CancelledNotification = ReturnType<typeof CancelledNotification>["Type"]
-const shared12 = lazily(() => Formats.OpenObject(Formats.OpenAnyJson))
-const shared13 = lazily(() => Schema.optionalWith(shared12(), { exact: true }))
-const shared14 = lazily(() => Schema.Struct({ listChanged: shared11() }))
-const shared15 = lazily(() => Schema.optionalWith(shared14(), { exact: true }))
-const ClientCapabilities = lazily(() => Schema.Struct({ experimental: shared13(), roots: shared15(), sampling: shared8(), elicitation: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign }))
+const shared12: () => Schema.Record$<Schema.SchemaClass<string>, Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>> = lazily(() => Formats.OpenObject(Formats.OpenAnyJson))
+const shared13: () => Schema.optionalWith<ReturnType<typeof shared12>, { exact: true }> = lazily(() => Schema.optionalWith(shared12(), { exact: true }))
+const shared14: () => Schema.Struct<{ listChanged: ReturnType<typeof shared11> }> = lazily(() => Schema.Struct({ listChanged: shared11() }))
+const shared15: () => Schema.optionalWith<ReturnType<typeof shared14>, { exact: true }> = lazily(() => Schema.optionalWith(shared14(), { exact: true }))
+const ClientCapabilities: () => Schema.Struct<{ experimental: ReturnType<typeof shared13>; roots: ReturnType<typeof shared15>; sampling: ReturnType<typeof shared8>; elicitation: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; tasks: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; extensions: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ experimental: shared13(), roots: shared15(), sampling: shared8(), elicitation: Formats.Foreign, tasks: Formats.Foreign, extensions: Formats.Foreign }))
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = ReturnType<typeof ClientCapabilities>["Type"]
-const InitializedNotificationParams = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
+const InitializedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `InitializedNotificationParams` type. */
 export type InitializedNotificationParams = ReturnType<typeof InitializedNotificationParams>["Type"]
-const InitializedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams(), { exact: true }) }))
+const InitializedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/initialized"]>; params: Schema.optionalWith<ReturnType<typeof InitializedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams(), { exact: true }) }))
 /** The `InitializedNotification` type. */
 export type InitializedNotification = ReturnType<typeof InitializedNotification>["Type"]
-const shared16 = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
-const ProgressNotificationParams = lazily(() => Schema.Struct({ _meta: shared8(), message: shared4(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared16() }))
+const shared16: () => Schema.optionalWith<Schema.SchemaClass<number>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
+const ProgressNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; message: ReturnType<typeof shared4>; progress: Schema.SchemaClass<number>; progressToken: ReturnType<typeof ProgressToken>; total: ReturnType<typeof shared16> }> = lazily(() => Schema.Struct({ _meta: shared8(), message: shared4(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared16() }))
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = ReturnType<typeof ProgressNotificationParams>["Type"]
-const ProgressNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
+const ProgressNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/progress"]>; params: ReturnType<typeof ProgressNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
 /** The `ProgressNotification` type. */
 export type ProgressNotification = ReturnType<typeof ProgressNotification>["Type"]
-const RootsListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
+const RootsListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `RootsListChangedNotificationParams` type. */
 export type RootsListChangedNotificationParams = ReturnType<typeof RootsListChangedNotificationParams>["Type"]
-const RootsListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(RootsListChangedNotificationParams(), { exact: true }) }))
+const RootsListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/roots/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof RootsListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(RootsListChangedNotificationParams(), { exact: true }) }))
 /** The `RootsListChangedNotification` type. */
 export type RootsListChangedNotification = ReturnType<typeof RootsListChangedNotification>["Type"]
-const ClientNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), InitializedNotification(), RootsListChangedNotification()))
+const ClientNotification: () => Schema.Union<[ReturnType<typeof CancelledNotification>, ReturnType<typeof ProgressNotification>, ReturnType<typeof InitializedNotification>, ReturnType<typeof RootsListChangedNotification>]> = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), InitializedNotification(), RootsListChangedNotification()))
 /** The `ClientNotification` type. */
 export type ClientNotification = ReturnType<typeof ClientNotification>["Type"]
-const PromptReference = lazily(() => Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: Formats.Foreign }))
+const PromptReference: () => Schema.Struct<{ name: typeof Schema.String; type: Schema.Literal<["ref/prompt"]>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: Formats.Foreign }))
 /** The `PromptReference` type. */
 export type PromptReference = ReturnType<typeof PromptReference>["Type"]
-const ResourceReference = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
+const ResourceReference: () => Schema.Struct<{ type: Schema.Literal<["ref/resource"]>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
 /** The `ResourceReference` type. */
 export type ResourceReference = ReturnType<typeof ResourceReference>["Type"]
-const CompleteRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference(), ResourceReference()), context: Formats.Foreign }))
+const CompleteRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; argument: Schema.Struct<{ name: typeof Schema.String; value: typeof Schema.String }>; ref: Schema.Union<[ReturnType<typeof PromptReference>, ReturnType<typeof ResourceReference>]>; context: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared7(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference(), ResourceReference()), context: Formats.Foreign }))
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = ReturnType<typeof CompleteRequestParams>["Type"]
-const CompleteRequest = lazily(() => Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
+const CompleteRequest: () => Schema.Struct<{ method: Schema.Literal<["completion/complete"]>; params: ReturnType<typeof CompleteRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
 /** The `CompleteRequest` type. */
 export type CompleteRequest = ReturnType<typeof CompleteRequest>["Type"]
-const GetPromptRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const GetPromptRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; arguments: Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, typeof Schema.String>, { exact: true }>; name: typeof Schema.String; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared7(), arguments: Schema.optionalWith(Formats.OpenObject(Schema.String), { exact: true }), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = ReturnType<typeof GetPromptRequestParams>["Type"]
-const GetPromptRequest = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
+const GetPromptRequest: () => Schema.Struct<{ method: Schema.Literal<["prompts/get"]>; params: ReturnType<typeof GetPromptRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = ReturnType<typeof GetPromptRequest>["Type"]
-const Implementation = lazily(() => Schema.Struct({ name: Schema.String, version: Schema.String, title: Formats.Foreign, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign }))
+const Implementation: () => Schema.Struct<{ name: typeof Schema.String; version: typeof Schema.String; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; description: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; websiteUrl: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ name: Schema.String, version: Schema.String, title: Formats.Foreign, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign }))
 /** The `Implementation` type. */
 export type Implementation = ReturnType<typeof Implementation>["Type"]
-const InitializeRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), capabilities: ClientCapabilities(), clientInfo: Implementation(), protocolVersion: Schema.String }))
+const InitializeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; capabilities: ReturnType<typeof ClientCapabilities>; clientInfo: ReturnType<typeof Implementation>; protocolVersion: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: shared7(), capabilities: ClientCapabilities(), clientInfo: Implementation(), protocolVersion: Schema.String }))
 /** The `InitializeRequestParams` type. */
 export type InitializeRequestParams = ReturnType<typeof InitializeRequestParams>["Type"]
-const InitializeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams() }))
+const InitializeRequest: () => Schema.Struct<{ method: Schema.Literal<["initialize"]>; params: ReturnType<typeof InitializeRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams() }))
 /** The `InitializeRequest` type. */
 export type InitializeRequest = ReturnType<typeof InitializeRequest>["Type"]
-const ListPromptsRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), cursor: shared4() }))
+const ListPromptsRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; cursor: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ _meta: shared7(), cursor: shared4() }))
 /** The `ListPromptsRequestParams` type. */
 export type ListPromptsRequestParams = ReturnType<typeof ListPromptsRequestParams>["Type"]
-const ListPromptsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(ListPromptsRequestParams(), { exact: true }) }))
+const ListPromptsRequest: () => Schema.Struct<{ method: Schema.Literal<["prompts/list"]>; params: Schema.optionalWith<ReturnType<typeof ListPromptsRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(ListPromptsRequestParams(), { exact: true }) }))
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = ReturnType<typeof ListPromptsRequest>["Type"]
-const ListResourceTemplatesRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), cursor: shared4() }))
+const ListResourceTemplatesRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; cursor: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ _meta: shared7(), cursor: shared4() }))
 /** The `ListResourceTemplatesRequestParams` type. */
 export type ListResourceTemplatesRequestParams = ReturnType<typeof ListResourceTemplatesRequestParams>["Type"]
-const ListResourceTemplatesRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(ListResourceTemplatesRequestParams(), { exact: true }) }))
+const ListResourceTemplatesRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/templates/list"]>; params: Schema.optionalWith<ReturnType<typeof ListResourceTemplatesRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(ListResourceTemplatesRequestParams(), { exact: true }) }))
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = ReturnType<typeof ListResourceTemplatesRequest>["Type"]
-const ListResourcesRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), cursor: shared4() }))
+const ListResourcesRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; cursor: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ _meta: shared7(), cursor: shared4() }))
 /** The `ListResourcesRequestParams` type. */
 export type ListResourcesRequestParams = ReturnType<typeof ListResourcesRequestParams>["Type"]
-const ListResourcesRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(ListResourcesRequestParams(), { exact: true }) }))
+const ListResourcesRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/list"]>; params: Schema.optionalWith<ReturnType<typeof ListResourcesRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(ListResourcesRequestParams(), { exact: true }) }))
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = ReturnType<typeof ListResourcesRequest>["Type"]
-const ListToolsRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), cursor: shared4() }))
+const ListToolsRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; cursor: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ _meta: shared7(), cursor: shared4() }))
 /** The `ListToolsRequestParams` type. */
 export type ListToolsRequestParams = ReturnType<typeof ListToolsRequestParams>["Type"]
-const ListToolsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(ListToolsRequestParams(), { exact: true }) }))
+const ListToolsRequest: () => Schema.Struct<{ method: Schema.Literal<["tools/list"]>; params: Schema.optionalWith<ReturnType<typeof ListToolsRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(ListToolsRequestParams(), { exact: true }) }))
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = ReturnType<typeof ListToolsRequest>["Type"]
-const PingRequestParams = lazily(() => Schema.Struct({ _meta: shared7() }, Formats.AnyJsonRecord))
+const PingRequestParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared7> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared7() }, Formats.AnyJsonRecord))
 /** The `PingRequestParams` type. */
 export type PingRequestParams = ReturnType<typeof PingRequestParams>["Type"]
-const PingRequest = lazily(() => Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(PingRequestParams(), { exact: true }) }))
+const PingRequest: () => Schema.Struct<{ method: Schema.Literal<["ping"]>; params: Schema.optionalWith<ReturnType<typeof PingRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(PingRequestParams(), { exact: true }) }))
 /** The `PingRequest` type. */
 export type PingRequest = ReturnType<typeof PingRequest>["Type"]
-const ReadResourceRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const ReadResourceRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; uri: Schema.SchemaClass<string>; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared7(), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = ReturnType<typeof ReadResourceRequestParams>["Type"]
-const ReadResourceRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
+const ReadResourceRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/read"]>; params: ReturnType<typeof ReadResourceRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = ReturnType<typeof ReadResourceRequest>["Type"]
-const LoggingLevel = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
+const LoggingLevel: () => Schema.Literal<["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]> = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
 /** The `LoggingLevel` type. */
 export type LoggingLevel = ReturnType<typeof LoggingLevel>["Type"]
-const SetLevelRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), level: LoggingLevel() }))
+const SetLevelRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; level: ReturnType<typeof LoggingLevel> }> = lazily(() => Schema.Struct({ _meta: shared7(), level: LoggingLevel() }))
 /** The `SetLevelRequestParams` type. */
 export type SetLevelRequestParams = ReturnType<typeof SetLevelRequestParams>["Type"]
-const SetLevelRequest = lazily(() => Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams() }))
+const SetLevelRequest: () => Schema.Struct<{ method: Schema.Literal<["logging/setLevel"]>; params: ReturnType<typeof SetLevelRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams() }))
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = ReturnType<typeof SetLevelRequest>["Type"]
-const SubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), uri: Formats.Uri }))
+const SubscribeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared7(), uri: Formats.Uri }))
 /** The `SubscribeRequestParams` type. */
 export type SubscribeRequestParams = ReturnType<typeof SubscribeRequestParams>["Type"]
-const SubscribeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams() }))
+const SubscribeRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/subscribe"]>; params: ReturnType<typeof SubscribeRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams() }))
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = ReturnType<typeof SubscribeRequest>["Type"]
-const UnsubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), uri: Formats.Uri }))
+const UnsubscribeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared7(), uri: Formats.Uri }))
 /** The `UnsubscribeRequestParams` type. */
 export type UnsubscribeRequestParams = ReturnType<typeof UnsubscribeRequestParams>["Type"]
-const UnsubscribeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams() }))
+const UnsubscribeRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/unsubscribe"]>; params: ReturnType<typeof UnsubscribeRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams() }))
 /** The `UnsubscribeRequest` type. */
 export type UnsubscribeRequest = ReturnType<typeof UnsubscribeRequest>["Type"]
-const ClientRequest = lazily(() => Schema.Union(InitializeRequest(), ReadResourceRequest(), SubscribeRequest(), UnsubscribeRequest(), GetPromptRequest(), CallToolRequest(), SetLevelRequest(), CompleteRequest(), PingRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ListPromptsRequest(), ListToolsRequest()))
+const ClientRequest: () => Schema.Union<[ReturnType<typeof InitializeRequest>, ReturnType<typeof ReadResourceRequest>, ReturnType<typeof SubscribeRequest>, ReturnType<typeof UnsubscribeRequest>, ReturnType<typeof GetPromptRequest>, ReturnType<typeof CallToolRequest>, ReturnType<typeof SetLevelRequest>, ReturnType<typeof CompleteRequest>, ReturnType<typeof PingRequest>, ReturnType<typeof ListResourcesRequest>, ReturnType<typeof ListResourceTemplatesRequest>, ReturnType<typeof ListPromptsRequest>, ReturnType<typeof ListToolsRequest>]> = lazily(() => Schema.Union(InitializeRequest(), ReadResourceRequest(), SubscribeRequest(), UnsubscribeRequest(), GetPromptRequest(), CallToolRequest(), SetLevelRequest(), CompleteRequest(), PingRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ListPromptsRequest(), ListToolsRequest()))
 /** The `ClientRequest` type. */
 export type ClientRequest = ReturnType<typeof ClientRequest>["Type"]
-const shared17 = lazily(() => Schema.Union(ImageContent(), AudioContent(), TextContent()))
-const CreateMessageResult = lazily(() => Schema.Struct({ _meta: shared8(), content: shared17(), model: Schema.String, role: Role(), stopReason: shared4() }))
+const shared17: () => Schema.Union<[ReturnType<typeof ImageContent>, ReturnType<typeof AudioContent>, ReturnType<typeof TextContent>]> = lazily(() => Schema.Union(ImageContent(), AudioContent(), TextContent()))
+const CreateMessageResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; content: ReturnType<typeof shared17>; model: typeof Schema.String; role: ReturnType<typeof Role>; stopReason: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ _meta: shared8(), content: shared17(), model: Schema.String, role: Role(), stopReason: shared4() }))
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = ReturnType<typeof CreateMessageResult>["Type"]
-const Root = lazily(() => Schema.Struct({ name: shared4(), uri: Formats.Uri, _meta: Formats.Foreign }))
+const Root: () => Schema.Struct<{ name: ReturnType<typeof shared4>; uri: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ name: shared4(), uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `Root` type. */
 export type Root = ReturnType<typeof Root>["Type"]
-const ListRootsResult = lazily(() => Schema.Struct({ _meta: shared8(), roots: Schema.Array(Root()) }))
+const ListRootsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; roots: Schema.Array$<ReturnType<typeof Root>> }> = lazily(() => Schema.Struct({ _meta: shared8(), roots: Schema.Array(Root()) }))
 /** The `ListRootsResult` type. */
 export type ListRootsResult = ReturnType<typeof ListRootsResult>["Type"]
-const Result = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
+const Result: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `Result` type. */
 export type Result = ReturnType<typeof Result>["Type"]
-const ClientResult = lazily(() => Schema.Union(CreateMessageResult(), ListRootsResult(), Result()))
+const ClientResult: () => Schema.Union<[ReturnType<typeof CreateMessageResult>, ReturnType<typeof ListRootsResult>, ReturnType<typeof Result>]> = lazily(() => Schema.Union(CreateMessageResult(), ListRootsResult(), Result()))
 /** The `ClientResult` type. */
 export type ClientResult = ReturnType<typeof ClientResult>["Type"]
-const shared18 = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
-const shared19 = lazily(() => Schema.Array(Schema.String))
-const CompleteResult = lazily(() => Schema.Struct({ _meta: shared8(), completion: Schema.Struct({ hasMore: shared11(), total: shared18(), values: shared19() }), resultType: Formats.Foreign }))
+const shared18: () => Schema.optionalWith<typeof Schema.Int, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
+const shared19: () => Schema.Array$<typeof Schema.String> = lazily(() => Schema.Array(Schema.String))
+const CompleteResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; completion: Schema.Struct<{ hasMore: ReturnType<typeof shared11>; total: ReturnType<typeof shared18>; values: ReturnType<typeof shared19> }>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared8(), completion: Schema.Struct({ hasMore: shared11(), total: shared18(), values: shared19() }), resultType: Formats.Foreign }))
 /** The `CompleteResult` type. */
 export type CompleteResult = ReturnType<typeof CompleteResult>["Type"]
-const ModelHint = lazily(() => Schema.Struct({ name: shared4() }))
+const ModelHint: () => Schema.Struct<{ name: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ name: shared4() }))
 /** The `ModelHint` type. */
 export type ModelHint = ReturnType<typeof ModelHint>["Type"]
-const ModelPreferences = lazily(() => Schema.Struct({ costPriority: shared2(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared2(), speedPriority: shared2() }))
+const ModelPreferences: () => Schema.Struct<{ costPriority: ReturnType<typeof shared2>; hints: Schema.optionalWith<Schema.Array$<ReturnType<typeof ModelHint>>, { exact: true }>; intelligencePriority: ReturnType<typeof shared2>; speedPriority: ReturnType<typeof shared2> }> = lazily(() => Schema.Struct({ costPriority: shared2(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared2(), speedPriority: shared2() }))
 /** The `ModelPreferences` type. */
 export type ModelPreferences = ReturnType<typeof ModelPreferences>["Type"]
-const SamplingMessage = lazily(() => Schema.Struct({ content: shared17(), role: Role(), _meta: Formats.Foreign }))
+const SamplingMessage: () => Schema.Struct<{ content: ReturnType<typeof shared17>; role: ReturnType<typeof Role>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ content: shared17(), role: Role(), _meta: Formats.Foreign }))
 /** The `SamplingMessage` type. */
 export type SamplingMessage = ReturnType<typeof SamplingMessage>["Type"]
-const shared20 = lazily(() => Schema.optionalWith(shared19(), { exact: true }))
-const CreateMessageRequestParams = lazily(() => Schema.Struct({ _meta: shared7(), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared8(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared20(), systemPrompt: shared4(), temperature: shared16(), task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign }))
+const shared20: () => Schema.optionalWith<ReturnType<typeof shared19>, { exact: true }> = lazily(() => Schema.optionalWith(shared19(), { exact: true }))
+const CreateMessageRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared7>; includeContext: Schema.optionalWith<Schema.Literal<["allServers", "none", "thisServer"]>, { exact: true }>; maxTokens: typeof Schema.Int; messages: Schema.Array$<ReturnType<typeof SamplingMessage>>; metadata: ReturnType<typeof shared8>; modelPreferences: Schema.optionalWith<ReturnType<typeof ModelPreferences>, { exact: true }>; stopSequences: ReturnType<typeof shared20>; systemPrompt: ReturnType<typeof shared4>; temperature: ReturnType<typeof shared16>; task: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; toolChoice: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; tools: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared7(), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared8(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared20(), systemPrompt: shared4(), temperature: shared16(), task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign }))
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = ReturnType<typeof CreateMessageRequestParams>["Type"]
-const CreateMessageRequest = lazily(() => Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
+const CreateMessageRequest: () => Schema.Struct<{ method: Schema.Literal<["sampling/createMessage"]>; params: ReturnType<typeof CreateMessageRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = ReturnType<typeof CreateMessageRequest>["Type"]
-const Cursor = lazily(() => Schema.String)
+const Cursor: () => typeof Schema.String = lazily(() => Schema.String)
 /** The `Cursor` type. */
 export type Cursor = ReturnType<typeof Cursor>["Type"]
-const EmptyResult = lazily(() => Result())
+const EmptyResult: () => ReturnType<typeof Result> = lazily(() => Result())
 /** The `EmptyResult` type. */
 export type EmptyResult = ReturnType<typeof EmptyResult>["Type"]
-const PromptMessage = lazily(() => Schema.Struct({ content: shared10(), role: Role() }))
+const PromptMessage: () => Schema.Struct<{ content: ReturnType<typeof shared10>; role: ReturnType<typeof Role> }> = lazily(() => Schema.Struct({ content: shared10(), role: Role() }))
 /** The `PromptMessage` type. */
 export type PromptMessage = ReturnType<typeof PromptMessage>["Type"]
-const GetPromptResult = lazily(() => Schema.Struct({ _meta: shared8(), description: shared4(), messages: Schema.Array(PromptMessage()), resultType: Formats.Foreign }))
+const GetPromptResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; description: ReturnType<typeof shared4>; messages: Schema.Array$<ReturnType<typeof PromptMessage>>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared8(), description: shared4(), messages: Schema.Array(PromptMessage()), resultType: Formats.Foreign }))
 /** The `GetPromptResult` type. */
 export type GetPromptResult = ReturnType<typeof GetPromptResult>["Type"]
-const ServerCapabilities = lazily(() => Schema.Struct({ completions: shared8(), experimental: shared13(), logging: shared8(), prompts: shared15(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared11(), subscribe: shared11() }), { exact: true }), tools: shared15(), tasks: Formats.Foreign, extensions: Formats.Foreign }))
+const ServerCapabilities: () => Schema.Struct<{ completions: ReturnType<typeof shared8>; experimental: ReturnType<typeof shared13>; logging: ReturnType<typeof shared8>; prompts: ReturnType<typeof shared15>; resources: Schema.optionalWith<Schema.Struct<{ listChanged: ReturnType<typeof shared11>; subscribe: ReturnType<typeof shared11> }>, { exact: true }>; tools: ReturnType<typeof shared15>; tasks: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; extensions: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ completions: shared8(), experimental: shared13(), logging: shared8(), prompts: shared15(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared11(), subscribe: shared11() }), { exact: true }), tools: shared15(), tasks: Formats.Foreign, extensions: Formats.Foreign }))
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = ReturnType<typeof ServerCapabilities>["Type"]
-const InitializeResult = lazily(() => Schema.Struct({ _meta: shared8(), capabilities: ServerCapabilities(), instructions: shared4(), protocolVersion: Schema.String, serverInfo: Implementation() }))
+const InitializeResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; capabilities: ReturnType<typeof ServerCapabilities>; instructions: ReturnType<typeof shared4>; protocolVersion: typeof Schema.String; serverInfo: ReturnType<typeof Implementation> }> = lazily(() => Schema.Struct({ _meta: shared8(), capabilities: ServerCapabilities(), instructions: shared4(), protocolVersion: Schema.String, serverInfo: Implementation() }))
 /** The `InitializeResult` type. */
 export type InitializeResult = ReturnType<typeof InitializeResult>["Type"]
-const shared21 = lazily(() => Schema.Literal("2.0"))
-const shared22 = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
-const shared23 = lazily(() => Schema.optionalWith(shared22(), { exact: true }))
-const JSONRPCNotification = lazily(() => Schema.Struct({ jsonrpc: shared21(), method: Schema.String, params: shared23() }))
+const shared21: () => Schema.Literal<["2.0"]> = lazily(() => Schema.Literal("2.0"))
+const shared22: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
+const shared23: () => Schema.optionalWith<ReturnType<typeof shared22>, { exact: true }> = lazily(() => Schema.optionalWith(shared22(), { exact: true }))
+const JSONRPCNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared21>; method: typeof Schema.String; params: ReturnType<typeof shared23> }> = lazily(() => Schema.Struct({ jsonrpc: shared21(), method: Schema.String, params: shared23() }))
 /** The `JSONRPCNotification` type. */
 export type JSONRPCNotification = ReturnType<typeof JSONRPCNotification>["Type"]
-const shared24 = lazily(() => Schema.Struct({ _meta: shared7() }, Formats.AnyJsonRecord))
-const shared25 = lazily(() => Schema.optionalWith(shared24(), { exact: true }))
-const JSONRPCRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared21(), method: Schema.String, params: shared25() }))
+const shared24: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared7> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared7() }, Formats.AnyJsonRecord))
+const shared25: () => Schema.optionalWith<ReturnType<typeof shared24>, { exact: true }> = lazily(() => Schema.optionalWith(shared24(), { exact: true }))
+const JSONRPCRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared21>; method: typeof Schema.String; params: ReturnType<typeof shared25> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared21(), method: Schema.String, params: shared25() }))
 /** The `JSONRPCRequest` type. */
 export type JSONRPCRequest = ReturnType<typeof JSONRPCRequest>["Type"]
-const shared26 = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCNotification()))
-const JSONRPCBatchRequest = lazily(() => Schema.Array(shared26()))
+const shared26: () => Schema.Union<[ReturnType<typeof JSONRPCRequest>, ReturnType<typeof JSONRPCNotification>]> = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCNotification()))
+const JSONRPCBatchRequest: () => Schema.Array$<ReturnType<typeof shared26>> = lazily(() => Schema.Array(shared26()))
 /** The `JSONRPCBatchRequest` type. */
 export type JSONRPCBatchRequest = ReturnType<typeof JSONRPCBatchRequest>["Type"]
-const JSONRPCError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId(), jsonrpc: shared21() }))
+const JSONRPCError: () => Schema.Struct<{ error: Schema.Struct<{ code: typeof Schema.Int; data: Schema.optionalWith<Schema.SchemaClass<unknown>, { exact: true }>; message: typeof Schema.String }>; id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared21> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId(), jsonrpc: shared21() }))
 /** The `JSONRPCError` type. */
 export type JSONRPCError = ReturnType<typeof JSONRPCError>["Type"]
-const JSONRPCResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared21(), result: Result() }))
+const JSONRPCResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared21>; result: ReturnType<typeof Result> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared21(), result: Result() }))
 /** The `JSONRPCResponse` type. */
 export type JSONRPCResponse = ReturnType<typeof JSONRPCResponse>["Type"]
-const shared27 = lazily(() => Schema.Union(JSONRPCResponse(), JSONRPCError()))
-const JSONRPCBatchResponse = lazily(() => Schema.Array(shared27()))
+const shared27: () => Schema.Union<[ReturnType<typeof JSONRPCResponse>, ReturnType<typeof JSONRPCError>]> = lazily(() => Schema.Union(JSONRPCResponse(), JSONRPCError()))
+const JSONRPCBatchResponse: () => Schema.Array$<ReturnType<typeof shared27>> = lazily(() => Schema.Array(shared27()))
 /** The `JSONRPCBatchResponse` type. */
 export type JSONRPCBatchResponse = ReturnType<typeof JSONRPCBatchResponse>["Type"]
-const JSONRPCMessage = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResponse(), JSONRPCError(), JSONRPCNotification(), Schema.Array(shared26()), Schema.Array(shared27())))
+const JSONRPCMessage: () => Schema.Union<[ReturnType<typeof JSONRPCRequest>, ReturnType<typeof JSONRPCResponse>, ReturnType<typeof JSONRPCError>, ReturnType<typeof JSONRPCNotification>, Schema.Array$<ReturnType<typeof shared26>>, Schema.Array$<ReturnType<typeof shared27>>]> = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResponse(), JSONRPCError(), JSONRPCNotification(), Schema.Array(shared26()), Schema.Array(shared27())))
 /** The `JSONRPCMessage` type. */
 export type JSONRPCMessage = ReturnType<typeof JSONRPCMessage>["Type"]
-const PromptArgument = lazily(() => Schema.Struct({ description: shared4(), name: Schema.String, required: shared11(), title: Formats.Foreign }))
+const PromptArgument: () => Schema.Struct<{ description: ReturnType<typeof shared4>; name: typeof Schema.String; required: ReturnType<typeof shared11>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ description: shared4(), name: Schema.String, required: shared11(), title: Formats.Foreign }))
 /** The `PromptArgument` type. */
 export type PromptArgument = ReturnType<typeof PromptArgument>["Type"]
-const Prompt = lazily(() => Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared4(), name: Schema.String, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
+const Prompt: () => Schema.Struct<{ arguments: Schema.optionalWith<Schema.Array$<ReturnType<typeof PromptArgument>>, { exact: true }>; description: ReturnType<typeof shared4>; name: typeof Schema.String; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared4(), name: Schema.String, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
 /** The `Prompt` type. */
 export type Prompt = ReturnType<typeof Prompt>["Type"]
-const ListPromptsResult = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared4(), prompts: Schema.Array(Prompt()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListPromptsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared4>; prompts: Schema.Array$<ReturnType<typeof Prompt>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared4(), prompts: Schema.Array(Prompt()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = ReturnType<typeof ListPromptsResult>["Type"]
-const ResourceTemplate = lazily(() => Schema.Struct({ annotations: shared3(), description: shared4(), mimeType: shared4(), name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
+const ResourceTemplate: () => Schema.Struct<{ annotations: ReturnType<typeof shared3>; description: ReturnType<typeof shared4>; mimeType: ReturnType<typeof shared4>; name: typeof Schema.String; uriTemplate: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: shared3(), description: shared4(), mimeType: shared4(), name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = ReturnType<typeof ResourceTemplate>["Type"]
-const ListResourceTemplatesResult = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared4(), resourceTemplates: Schema.Array(ResourceTemplate()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListResourceTemplatesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared4>; resourceTemplates: Schema.Array$<ReturnType<typeof ResourceTemplate>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared4(), resourceTemplates: Schema.Array(ResourceTemplate()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = ReturnType<typeof ListResourceTemplatesResult>["Type"]
-const Resource = lazily(() => Schema.Struct({ annotations: shared3(), description: shared4(), mimeType: shared4(), name: Schema.String, size: shared18(), uri: Formats.Uri, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
+const Resource: () => Schema.Struct<{ annotations: ReturnType<typeof shared3>; description: ReturnType<typeof shared4>; mimeType: ReturnType<typeof shared4>; name: typeof Schema.String; size: ReturnType<typeof shared18>; uri: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: shared3(), description: shared4(), mimeType: shared4(), name: Schema.String, size: shared18(), uri: Formats.Uri, _meta: Formats.Foreign, title: Formats.Foreign, icons: Formats.Foreign }))
 /** The `Resource` type. */
 export type Resource = ReturnType<typeof Resource>["Type"]
-const ListResourcesResult = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared4(), resources: Schema.Array(Resource()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListResourcesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared4>; resources: Schema.Array$<ReturnType<typeof Resource>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared4(), resources: Schema.Array(Resource()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = ReturnType<typeof ListResourcesResult>["Type"]
-const ListRootsRequestParams = lazily(() => Schema.Struct({ _meta: shared7() }, Formats.AnyJsonRecord))
+const ListRootsRequestParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared7> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared7() }, Formats.AnyJsonRecord))
 /** The `ListRootsRequestParams` type. */
 export type ListRootsRequestParams = ReturnType<typeof ListRootsRequestParams>["Type"]
-const ListRootsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams(), { exact: true }) }))
+const ListRootsRequest: () => Schema.Struct<{ method: Schema.Literal<["roots/list"]>; params: Schema.optionalWith<ReturnType<typeof ListRootsRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams(), { exact: true }) }))
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = ReturnType<typeof ListRootsRequest>["Type"]
-const ToolAnnotations = lazily(() => Schema.Struct({ destructiveHint: shared11(), idempotentHint: shared11(), openWorldHint: shared11(), readOnlyHint: shared11(), title: shared4() }))
+const ToolAnnotations: () => Schema.Struct<{ destructiveHint: ReturnType<typeof shared11>; idempotentHint: ReturnType<typeof shared11>; openWorldHint: ReturnType<typeof shared11>; readOnlyHint: ReturnType<typeof shared11>; title: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ destructiveHint: shared11(), idempotentHint: shared11(), openWorldHint: shared11(), readOnlyHint: shared11(), title: shared4() }))
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = ReturnType<typeof ToolAnnotations>["Type"]
-const Tool = lazily(() => Schema.Struct({ annotations: Schema.optionalWith(ToolAnnotations(), { exact: true }), description: shared4(), inputSchema: Schema.Struct({ properties: shared13(), required: shared20(), type: Schema.Literal("object"), $schema: Formats.Foreign }), name: Schema.String, _meta: Formats.Foreign, outputSchema: Formats.Foreign, title: Formats.Foreign, execution: Formats.Foreign, icons: Formats.Foreign }))
+const Tool: () => Schema.Struct<{ annotations: Schema.optionalWith<ReturnType<typeof ToolAnnotations>, { exact: true }>; description: ReturnType<typeof shared4>; inputSchema: Schema.Struct<{ properties: ReturnType<typeof shared13>; required: ReturnType<typeof shared20>; type: Schema.Literal<["object"]>; $schema: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }>; name: typeof Schema.String; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; outputSchema: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; title: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; execution: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ annotations: Schema.optionalWith(ToolAnnotations(), { exact: true }), description: shared4(), inputSchema: Schema.Struct({ properties: shared13(), required: shared20(), type: Schema.Literal("object"), $schema: Formats.Foreign }), name: Schema.String, _meta: Formats.Foreign, outputSchema: Formats.Foreign, title: Formats.Foreign, execution: Formats.Foreign, icons: Formats.Foreign }))
 /** The `Tool` type. */
 export type Tool = ReturnType<typeof Tool>["Type"]
-const ListToolsResult = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared4(), tools: Schema.Array(Tool()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListToolsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared4>; tools: Schema.Array$<ReturnType<typeof Tool>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared4(), tools: Schema.Array(Tool()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListToolsResult` type. */
 export type ListToolsResult = ReturnType<typeof ListToolsResult>["Type"]
-const LoggingMessageNotificationParams = lazily(() => Schema.Struct({ _meta: shared8(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared4() }))
+const LoggingMessageNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; data: Schema.SchemaClass<unknown>; level: ReturnType<typeof LoggingLevel>; logger: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ _meta: shared8(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared4() }))
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = ReturnType<typeof LoggingMessageNotificationParams>["Type"]
-const LoggingMessageNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
+const LoggingMessageNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/message"]>; params: ReturnType<typeof LoggingMessageNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = ReturnType<typeof LoggingMessageNotification>["Type"]
-const Notification = lazily(() => Schema.Struct({ method: Schema.String, params: shared23() }))
+const Notification: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared23> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared23() }))
 /** The `Notification` type. */
 export type Notification = ReturnType<typeof Notification>["Type"]
-const PaginatedRequest = lazily(() => Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: shared4() }), { exact: true }) }))
+const PaginatedRequest: () => Schema.Struct<{ method: typeof Schema.String; params: Schema.optionalWith<Schema.Struct<{ cursor: ReturnType<typeof shared4> }>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: shared4() }), { exact: true }) }))
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = ReturnType<typeof PaginatedRequest>["Type"]
-const PaginatedResult = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared4(), resultType: Formats.Foreign }))
+const PaginatedResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared4>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared4(), resultType: Formats.Foreign }))
 /** The `PaginatedResult` type. */
 export type PaginatedResult = ReturnType<typeof PaginatedResult>["Type"]
-const PromptListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
+const PromptListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `PromptListChangedNotificationParams` type. */
 export type PromptListChangedNotificationParams = ReturnType<typeof PromptListChangedNotificationParams>["Type"]
-const PromptListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(PromptListChangedNotificationParams(), { exact: true }) }))
+const PromptListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/prompts/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof PromptListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(PromptListChangedNotificationParams(), { exact: true }) }))
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = ReturnType<typeof PromptListChangedNotification>["Type"]
-const ReadResourceResult = lazily(() => Schema.Struct({ _meta: shared8(), contents: Schema.Array(shared9()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ReadResourceResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; contents: Schema.Array$<ReturnType<typeof shared9>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared8(), contents: Schema.Array(shared9()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = ReturnType<typeof ReadResourceResult>["Type"]
-const Request = lazily(() => Schema.Struct({ method: Schema.String, params: shared25() }))
+const Request: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared25> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared25() }))
 /** The `Request` type. */
 export type Request = ReturnType<typeof Request>["Type"]
-const ResourceContents = lazily(() => Schema.Struct({ mimeType: shared4(), uri: Formats.Uri, _meta: Formats.Foreign }))
+const ResourceContents: () => Schema.Struct<{ mimeType: ReturnType<typeof shared4>; uri: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ mimeType: shared4(), uri: Formats.Uri, _meta: Formats.Foreign }))
 /** The `ResourceContents` type. */
 export type ResourceContents = ReturnType<typeof ResourceContents>["Type"]
-const ResourceListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
+const ResourceListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `ResourceListChangedNotificationParams` type. */
 export type ResourceListChangedNotificationParams = ReturnType<typeof ResourceListChangedNotificationParams>["Type"]
-const ResourceListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(ResourceListChangedNotificationParams(), { exact: true }) }))
+const ResourceListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/resources/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof ResourceListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(ResourceListChangedNotificationParams(), { exact: true }) }))
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = ReturnType<typeof ResourceListChangedNotification>["Type"]
-const ResourceUpdatedNotificationParams = lazily(() => Schema.Struct({ _meta: shared8(), uri: Formats.Uri }))
+const ResourceUpdatedNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared8(), uri: Formats.Uri }))
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = ReturnType<typeof ResourceUpdatedNotificationParams>["Type"]
-const ResourceUpdatedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
+const ResourceUpdatedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/resources/updated"]>; params: ReturnType<typeof ResourceUpdatedNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = ReturnType<typeof ResourceUpdatedNotification>["Type"]
-const ToolListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
+const ToolListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `ToolListChangedNotificationParams` type. */
 export type ToolListChangedNotificationParams = ReturnType<typeof ToolListChangedNotificationParams>["Type"]
-const ToolListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(ToolListChangedNotificationParams(), { exact: true }) }))
+const ToolListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/tools/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof ToolListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(ToolListChangedNotificationParams(), { exact: true }) }))
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = ReturnType<typeof ToolListChangedNotification>["Type"]
-const ServerNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), ResourceUpdatedNotification(), LoggingMessageNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
+const ServerNotification: () => Schema.Union<[ReturnType<typeof CancelledNotification>, ReturnType<typeof ProgressNotification>, ReturnType<typeof ResourceUpdatedNotification>, ReturnType<typeof LoggingMessageNotification>, ReturnType<typeof ResourceListChangedNotification>, ReturnType<typeof PromptListChangedNotification>, ReturnType<typeof ToolListChangedNotification>]> = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), ResourceUpdatedNotification(), LoggingMessageNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
 /** The `ServerNotification` type. */
 export type ServerNotification = ReturnType<typeof ServerNotification>["Type"]
-const ServerRequest = lazily(() => Schema.Union(CreateMessageRequest(), PingRequest(), ListRootsRequest()))
+const ServerRequest: () => Schema.Union<[ReturnType<typeof CreateMessageRequest>, ReturnType<typeof PingRequest>, ReturnType<typeof ListRootsRequest>]> = lazily(() => Schema.Union(CreateMessageRequest(), PingRequest(), ListRootsRequest()))
 /** The `ServerRequest` type. */
 export type ServerRequest = ReturnType<typeof ServerRequest>["Type"]
-const ServerResult = lazily(() => Schema.Union(InitializeResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), GetPromptResult(), ListToolsResult(), CallToolResult(), CompleteResult(), Result()))
+const ServerResult: () => Schema.Union<[ReturnType<typeof InitializeResult>, ReturnType<typeof ListResourcesResult>, ReturnType<typeof ListResourceTemplatesResult>, ReturnType<typeof ReadResourceResult>, ReturnType<typeof ListPromptsResult>, ReturnType<typeof GetPromptResult>, ReturnType<typeof ListToolsResult>, ReturnType<typeof CallToolResult>, ReturnType<typeof CompleteResult>, ReturnType<typeof Result>]> = lazily(() => Schema.Union(InitializeResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), GetPromptResult(), ListToolsResult(), CallToolResult(), CompleteResult(), Result()))
 /** The `ServerResult` type. */
 export type ServerResult = ReturnType<typeof ServerResult>["Type"]
 

@@ -7,381 +7,381 @@ import * as Schema from "effect/Schema"
 import * as Formats from "../internal/formats.js"
 import { lazily } from "../internal/lazily.js"
 
-const Role = lazily(() => Schema.Literal("assistant", "user"))
+const Role: () => Schema.Literal<["assistant", "user"]> = lazily(() => Schema.Literal("assistant", "user"))
 /** The `Role` type. */
 export type Role = ReturnType<typeof Role>["Type"]
-const shared1 = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
-const shared2 = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
-const shared3 = lazily(() => Schema.optionalWith(shared2(), { exact: true }))
-const Annotations = lazily(() => Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role()), { exact: true }), lastModified: shared1(), priority: shared3() }))
+const shared1: () => Schema.optionalWith<typeof Schema.String, { exact: true }> = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
+const shared2: () => Schema.filter<Schema.filter<Schema.SchemaClass<number>>> = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
+const shared3: () => Schema.optionalWith<ReturnType<typeof shared2>, { exact: true }> = lazily(() => Schema.optionalWith(shared2(), { exact: true }))
+const Annotations: () => Schema.Struct<{ audience: Schema.optionalWith<Schema.Array$<ReturnType<typeof Role>>, { exact: true }>; lastModified: ReturnType<typeof shared1>; priority: ReturnType<typeof shared3> }> = lazily(() => Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role()), { exact: true }), lastModified: shared1(), priority: shared3() }))
 /** The `Annotations` type. */
 export type Annotations = ReturnType<typeof Annotations>["Type"]
-const shared4 = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
-const shared5 = lazily(() => Schema.optionalWith(Annotations(), { exact: true }))
-const AudioContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") }))
+const shared4: () => Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
+const shared5: () => Schema.optionalWith<ReturnType<typeof Annotations>, { exact: true }> = lazily(() => Schema.optionalWith(Annotations(), { exact: true }))
+const AudioContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["audio"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") }))
 /** The `AudioContent` type. */
 export type AudioContent = ReturnType<typeof AudioContent>["Type"]
-const BaseMetadata = lazily(() => Schema.Struct({ name: Schema.String, title: shared1() }))
+const BaseMetadata: () => Schema.Struct<{ name: typeof Schema.String; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ name: Schema.String, title: shared1() }))
 /** The `BaseMetadata` type. */
 export type BaseMetadata = ReturnType<typeof BaseMetadata>["Type"]
-const BlobResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), blob: Formats.Base64, mimeType: shared1(), uri: Formats.Uri }))
+const BlobResourceContents: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; blob: Schema.SchemaClass<string>; mimeType: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), blob: Formats.Base64, mimeType: shared1(), uri: Formats.Uri }))
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = ReturnType<typeof BlobResourceContents>["Type"]
-const shared6 = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
-const BooleanSchema = lazily(() => Schema.Struct({ default: shared6(), description: shared1(), title: shared1(), type: Schema.Literal("boolean") }))
+const shared6: () => Schema.optionalWith<typeof Schema.Boolean, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
+const BooleanSchema: () => Schema.Struct<{ default: ReturnType<typeof shared6>; description: ReturnType<typeof shared1>; title: ReturnType<typeof shared1>; type: Schema.Literal<["boolean"]> }> = lazily(() => Schema.Struct({ default: shared6(), description: shared1(), title: shared1(), type: Schema.Literal("boolean") }))
 /** The `BooleanSchema` type. */
 export type BooleanSchema = ReturnType<typeof BooleanSchema>["Type"]
-const ProgressToken = lazily(() => Schema.Union(Schema.String, Schema.Int))
+const ProgressToken: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `ProgressToken` type. */
 export type ProgressToken = ReturnType<typeof ProgressToken>["Type"]
-const shared7 = lazily(() => Schema.optionalWith(ProgressToken(), { exact: true }))
-const shared8 = lazily(() => Schema.Struct({ progressToken: shared7() }, Formats.AnyJsonRecord))
-const shared9 = lazily(() => Schema.optionalWith(shared8(), { exact: true }))
-const CallToolRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), arguments: shared4(), name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const shared7: () => Schema.optionalWith<ReturnType<typeof ProgressToken>, { exact: true }> = lazily(() => Schema.optionalWith(ProgressToken(), { exact: true }))
+const shared8: () => Schema.TypeLiteral<{ progressToken: ReturnType<typeof shared7> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ progressToken: shared7() }, Formats.AnyJsonRecord))
+const shared9: () => Schema.optionalWith<ReturnType<typeof shared8>, { exact: true }> = lazily(() => Schema.optionalWith(shared8(), { exact: true }))
+const CallToolRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; arguments: ReturnType<typeof shared4>; name: typeof Schema.String; task: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared9(), arguments: shared4(), name: Schema.String, task: Formats.Foreign, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = ReturnType<typeof CallToolRequestParams>["Type"]
-const CallToolRequest = lazily(() => Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
+const CallToolRequest: () => Schema.Struct<{ method: Schema.Literal<["tools/call"]>; params: ReturnType<typeof CallToolRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
 /** The `CallToolRequest` type. */
 export type CallToolRequest = ReturnType<typeof CallToolRequest>["Type"]
-const TextResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), text: Schema.String, uri: Formats.Uri }))
+const TextResourceContents: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; mimeType: ReturnType<typeof shared1>; text: typeof Schema.String; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), text: Schema.String, uri: Formats.Uri }))
 /** The `TextResourceContents` type. */
 export type TextResourceContents = ReturnType<typeof TextResourceContents>["Type"]
-const shared10 = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
-const EmbeddedResource = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), resource: shared10(), type: Schema.Literal("resource") }))
+const shared10: () => Schema.Union<[ReturnType<typeof TextResourceContents>, ReturnType<typeof BlobResourceContents>]> = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
+const EmbeddedResource: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; resource: ReturnType<typeof shared10>; type: Schema.Literal<["resource"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), resource: shared10(), type: Schema.Literal("resource") }))
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = ReturnType<typeof EmbeddedResource>["Type"]
-const ImageContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") }))
+const ImageContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["image"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") }))
 /** The `ImageContent` type. */
 export type ImageContent = ReturnType<typeof ImageContent>["Type"]
-const shared11 = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
-const ResourceLink = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), mimeType: shared1(), name: Schema.String, size: shared11(), title: shared1(), type: Schema.Literal("resource_link"), uri: Formats.Uri, icons: Formats.Foreign }))
+const shared11: () => Schema.optionalWith<typeof Schema.Int, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
+const ResourceLink: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; description: ReturnType<typeof shared1>; mimeType: ReturnType<typeof shared1>; name: typeof Schema.String; size: ReturnType<typeof shared11>; title: ReturnType<typeof shared1>; type: Schema.Literal<["resource_link"]>; uri: Schema.SchemaClass<string>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), mimeType: shared1(), name: Schema.String, size: shared11(), title: shared1(), type: Schema.Literal("resource_link"), uri: Formats.Uri, icons: Formats.Foreign }))
 /** The `ResourceLink` type. */
 export type ResourceLink = ReturnType<typeof ResourceLink>["Type"]
-const TextContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), text: Schema.String, type: Schema.Literal("text") }))
+const TextContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; text: typeof Schema.String; type: Schema.Literal<["text"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), text: Schema.String, type: Schema.Literal("text") }))
 /** The `TextContent` type. */
 export type TextContent = ReturnType<typeof TextContent>["Type"]
-const ContentBlock = lazily(() => Schema.Union(ImageContent(), AudioContent(), ResourceLink(), TextContent(), EmbeddedResource()))
+const ContentBlock: () => Schema.Union<[ReturnType<typeof ImageContent>, ReturnType<typeof AudioContent>, ReturnType<typeof ResourceLink>, ReturnType<typeof TextContent>, ReturnType<typeof EmbeddedResource>]> = lazily(() => Schema.Union(ImageContent(), AudioContent(), ResourceLink(), TextContent(), EmbeddedResource()))
 /** The `ContentBlock` type. */
 export type ContentBlock = ReturnType<typeof ContentBlock>["Type"]
-const CallToolResult = lazily(() => Schema.Struct({ _meta: shared4(), content: Schema.Array(ContentBlock()), isError: shared6(), structuredContent: shared4(), resultType: Formats.Foreign }))
+const CallToolResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; content: Schema.Array$<ReturnType<typeof ContentBlock>>; isError: ReturnType<typeof shared6>; structuredContent: ReturnType<typeof shared4>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), content: Schema.Array(ContentBlock()), isError: shared6(), structuredContent: shared4(), resultType: Formats.Foreign }))
 /** The `CallToolResult` type. */
 export type CallToolResult = ReturnType<typeof CallToolResult>["Type"]
-const RequestId = lazily(() => Schema.Union(Schema.String, Schema.Int))
+const RequestId: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `RequestId` type. */
 export type RequestId = ReturnType<typeof RequestId>["Type"]
-const CancelledNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), reason: shared1(), requestId: RequestId() }))
+const CancelledNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; reason: ReturnType<typeof shared1>; requestId: ReturnType<typeof RequestId> }> = lazily(() => Schema.Struct({ _meta: shared4(), reason: shared1(), requestId: RequestId() }))
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = ReturnType<typeof CancelledNotificationParams>["Type"]
-const CancelledNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams() }))
+const CancelledNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/cancelled"]>; params: ReturnType<typeof CancelledNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams() }))
 /** The `CancelledNotification` type. */
 export type CancelledNotification = ReturnType<typeof CancelledNotification>["Type"]
-const shared12 = lazily(() => Formats.OpenObject(Formats.OpenAnyJson))
-const shared13 = lazily(() => Schema.optionalWith(shared12(), { exact: true }))
-const shared14 = lazily(() => Schema.Struct({ listChanged: shared6() }))
-const shared15 = lazily(() => Schema.optionalWith(shared14(), { exact: true }))
-const ClientCapabilities = lazily(() => Schema.Struct({ elicitation: shared4(), experimental: shared13(), roots: shared15(), sampling: shared4(), tasks: Formats.Foreign, extensions: Formats.Foreign }))
+const shared12: () => Schema.Record$<Schema.SchemaClass<string>, Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>> = lazily(() => Formats.OpenObject(Formats.OpenAnyJson))
+const shared13: () => Schema.optionalWith<ReturnType<typeof shared12>, { exact: true }> = lazily(() => Schema.optionalWith(shared12(), { exact: true }))
+const shared14: () => Schema.Struct<{ listChanged: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ listChanged: shared6() }))
+const shared15: () => Schema.optionalWith<ReturnType<typeof shared14>, { exact: true }> = lazily(() => Schema.optionalWith(shared14(), { exact: true }))
+const ClientCapabilities: () => Schema.Struct<{ elicitation: ReturnType<typeof shared4>; experimental: ReturnType<typeof shared13>; roots: ReturnType<typeof shared15>; sampling: ReturnType<typeof shared4>; tasks: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; extensions: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ elicitation: shared4(), experimental: shared13(), roots: shared15(), sampling: shared4(), tasks: Formats.Foreign, extensions: Formats.Foreign }))
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = ReturnType<typeof ClientCapabilities>["Type"]
-const InitializedNotificationParams = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
+const InitializedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared4> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
 /** The `InitializedNotificationParams` type. */
 export type InitializedNotificationParams = ReturnType<typeof InitializedNotificationParams>["Type"]
-const InitializedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams(), { exact: true }) }))
+const InitializedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/initialized"]>; params: Schema.optionalWith<ReturnType<typeof InitializedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(InitializedNotificationParams(), { exact: true }) }))
 /** The `InitializedNotification` type. */
 export type InitializedNotification = ReturnType<typeof InitializedNotification>["Type"]
-const shared16 = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
-const ProgressNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), message: shared1(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared16() }))
+const shared16: () => Schema.optionalWith<Schema.SchemaClass<number>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
+const ProgressNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; message: ReturnType<typeof shared1>; progress: Schema.SchemaClass<number>; progressToken: ReturnType<typeof ProgressToken>; total: ReturnType<typeof shared16> }> = lazily(() => Schema.Struct({ _meta: shared4(), message: shared1(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared16() }))
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = ReturnType<typeof ProgressNotificationParams>["Type"]
-const ProgressNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
+const ProgressNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/progress"]>; params: ReturnType<typeof ProgressNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
 /** The `ProgressNotification` type. */
 export type ProgressNotification = ReturnType<typeof ProgressNotification>["Type"]
-const RootsListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
+const RootsListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared4> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
 /** The `RootsListChangedNotificationParams` type. */
 export type RootsListChangedNotificationParams = ReturnType<typeof RootsListChangedNotificationParams>["Type"]
-const RootsListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(RootsListChangedNotificationParams(), { exact: true }) }))
+const RootsListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/roots/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof RootsListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(RootsListChangedNotificationParams(), { exact: true }) }))
 /** The `RootsListChangedNotification` type. */
 export type RootsListChangedNotification = ReturnType<typeof RootsListChangedNotification>["Type"]
-const ClientNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), InitializedNotification(), RootsListChangedNotification()))
+const ClientNotification: () => Schema.Union<[ReturnType<typeof CancelledNotification>, ReturnType<typeof ProgressNotification>, ReturnType<typeof InitializedNotification>, ReturnType<typeof RootsListChangedNotification>]> = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), InitializedNotification(), RootsListChangedNotification()))
 /** The `ClientNotification` type. */
 export type ClientNotification = ReturnType<typeof ClientNotification>["Type"]
-const PromptReference = lazily(() => Schema.Struct({ name: Schema.String, title: shared1(), type: Schema.Literal("ref/prompt") }))
+const PromptReference: () => Schema.Struct<{ name: typeof Schema.String; title: ReturnType<typeof shared1>; type: Schema.Literal<["ref/prompt"]> }> = lazily(() => Schema.Struct({ name: Schema.String, title: shared1(), type: Schema.Literal("ref/prompt") }))
 /** The `PromptReference` type. */
 export type PromptReference = ReturnType<typeof PromptReference>["Type"]
-const ResourceTemplateReference = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
+const ResourceTemplateReference: () => Schema.Struct<{ type: Schema.Literal<["ref/resource"]>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
 /** The `ResourceTemplateReference` type. */
 export type ResourceTemplateReference = ReturnType<typeof ResourceTemplateReference>["Type"]
-const shared17 = lazily(() => Formats.OpenObject(Schema.String))
-const shared18 = lazily(() => Schema.optionalWith(shared17(), { exact: true }))
-const CompleteRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared18() }), { exact: true }), ref: Schema.Union(PromptReference(), ResourceTemplateReference()) }))
+const shared17: () => Schema.Record$<Schema.SchemaClass<string>, typeof Schema.String> = lazily(() => Formats.OpenObject(Schema.String))
+const shared18: () => Schema.optionalWith<ReturnType<typeof shared17>, { exact: true }> = lazily(() => Schema.optionalWith(shared17(), { exact: true }))
+const CompleteRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; argument: Schema.Struct<{ name: typeof Schema.String; value: typeof Schema.String }>; context: Schema.optionalWith<Schema.Struct<{ arguments: ReturnType<typeof shared18> }>, { exact: true }>; ref: Schema.Union<[ReturnType<typeof PromptReference>, ReturnType<typeof ResourceTemplateReference>]> }> = lazily(() => Schema.Struct({ _meta: shared9(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared18() }), { exact: true }), ref: Schema.Union(PromptReference(), ResourceTemplateReference()) }))
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = ReturnType<typeof CompleteRequestParams>["Type"]
-const CompleteRequest = lazily(() => Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
+const CompleteRequest: () => Schema.Struct<{ method: Schema.Literal<["completion/complete"]>; params: ReturnType<typeof CompleteRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
 /** The `CompleteRequest` type. */
 export type CompleteRequest = ReturnType<typeof CompleteRequest>["Type"]
-const GetPromptRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), arguments: shared18(), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const GetPromptRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; arguments: ReturnType<typeof shared18>; name: typeof Schema.String; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared9(), arguments: shared18(), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = ReturnType<typeof GetPromptRequestParams>["Type"]
-const GetPromptRequest = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
+const GetPromptRequest: () => Schema.Struct<{ method: Schema.Literal<["prompts/get"]>; params: ReturnType<typeof GetPromptRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = ReturnType<typeof GetPromptRequest>["Type"]
-const Implementation = lazily(() => Schema.Struct({ name: Schema.String, title: shared1(), version: Schema.String, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign }))
+const Implementation: () => Schema.Struct<{ name: typeof Schema.String; title: ReturnType<typeof shared1>; version: typeof Schema.String; description: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; websiteUrl: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ name: Schema.String, title: shared1(), version: Schema.String, description: Formats.Foreign, icons: Formats.Foreign, websiteUrl: Formats.Foreign }))
 /** The `Implementation` type. */
 export type Implementation = ReturnType<typeof Implementation>["Type"]
-const InitializeRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), capabilities: ClientCapabilities(), clientInfo: Implementation(), protocolVersion: Schema.String }))
+const InitializeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; capabilities: ReturnType<typeof ClientCapabilities>; clientInfo: ReturnType<typeof Implementation>; protocolVersion: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: shared9(), capabilities: ClientCapabilities(), clientInfo: Implementation(), protocolVersion: Schema.String }))
 /** The `InitializeRequestParams` type. */
 export type InitializeRequestParams = ReturnType<typeof InitializeRequestParams>["Type"]
-const InitializeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams() }))
+const InitializeRequest: () => Schema.Struct<{ method: Schema.Literal<["initialize"]>; params: ReturnType<typeof InitializeRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams() }))
 /** The `InitializeRequest` type. */
 export type InitializeRequest = ReturnType<typeof InitializeRequest>["Type"]
-const ListPromptsRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), cursor: shared1() }))
+const ListPromptsRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; cursor: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared9(), cursor: shared1() }))
 /** The `ListPromptsRequestParams` type. */
 export type ListPromptsRequestParams = ReturnType<typeof ListPromptsRequestParams>["Type"]
-const ListPromptsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(ListPromptsRequestParams(), { exact: true }) }))
+const ListPromptsRequest: () => Schema.Struct<{ method: Schema.Literal<["prompts/list"]>; params: Schema.optionalWith<ReturnType<typeof ListPromptsRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(ListPromptsRequestParams(), { exact: true }) }))
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = ReturnType<typeof ListPromptsRequest>["Type"]
-const ListResourceTemplatesRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), cursor: shared1() }))
+const ListResourceTemplatesRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; cursor: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared9(), cursor: shared1() }))
 /** The `ListResourceTemplatesRequestParams` type. */
 export type ListResourceTemplatesRequestParams = ReturnType<typeof ListResourceTemplatesRequestParams>["Type"]
-const ListResourceTemplatesRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(ListResourceTemplatesRequestParams(), { exact: true }) }))
+const ListResourceTemplatesRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/templates/list"]>; params: Schema.optionalWith<ReturnType<typeof ListResourceTemplatesRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(ListResourceTemplatesRequestParams(), { exact: true }) }))
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = ReturnType<typeof ListResourceTemplatesRequest>["Type"]
-const ListResourcesRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), cursor: shared1() }))
+const ListResourcesRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; cursor: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared9(), cursor: shared1() }))
 /** The `ListResourcesRequestParams` type. */
 export type ListResourcesRequestParams = ReturnType<typeof ListResourcesRequestParams>["Type"]
-const ListResourcesRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(ListResourcesRequestParams(), { exact: true }) }))
+const ListResourcesRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/list"]>; params: Schema.optionalWith<ReturnType<typeof ListResourcesRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(ListResourcesRequestParams(), { exact: true }) }))
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = ReturnType<typeof ListResourcesRequest>["Type"]
-const ListToolsRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), cursor: shared1() }))
+const ListToolsRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; cursor: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared9(), cursor: shared1() }))
 /** The `ListToolsRequestParams` type. */
 export type ListToolsRequestParams = ReturnType<typeof ListToolsRequestParams>["Type"]
-const ListToolsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(ListToolsRequestParams(), { exact: true }) }))
+const ListToolsRequest: () => Schema.Struct<{ method: Schema.Literal<["tools/list"]>; params: Schema.optionalWith<ReturnType<typeof ListToolsRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(ListToolsRequestParams(), { exact: true }) }))
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = ReturnType<typeof ListToolsRequest>["Type"]
-const PingRequestParams = lazily(() => Schema.Struct({ _meta: shared9() }, Formats.AnyJsonRecord))
+const PingRequestParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared9> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared9() }, Formats.AnyJsonRecord))
 /** The `PingRequestParams` type. */
 export type PingRequestParams = ReturnType<typeof PingRequestParams>["Type"]
-const PingRequest = lazily(() => Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(PingRequestParams(), { exact: true }) }))
+const PingRequest: () => Schema.Struct<{ method: Schema.Literal<["ping"]>; params: Schema.optionalWith<ReturnType<typeof PingRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(PingRequestParams(), { exact: true }) }))
 /** The `PingRequest` type. */
 export type PingRequest = ReturnType<typeof PingRequest>["Type"]
-const ReadResourceRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const ReadResourceRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; uri: Schema.SchemaClass<string>; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared9(), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = ReturnType<typeof ReadResourceRequestParams>["Type"]
-const ReadResourceRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
+const ReadResourceRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/read"]>; params: ReturnType<typeof ReadResourceRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = ReturnType<typeof ReadResourceRequest>["Type"]
-const LoggingLevel = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
+const LoggingLevel: () => Schema.Literal<["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]> = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
 /** The `LoggingLevel` type. */
 export type LoggingLevel = ReturnType<typeof LoggingLevel>["Type"]
-const SetLevelRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), level: LoggingLevel() }))
+const SetLevelRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; level: ReturnType<typeof LoggingLevel> }> = lazily(() => Schema.Struct({ _meta: shared9(), level: LoggingLevel() }))
 /** The `SetLevelRequestParams` type. */
 export type SetLevelRequestParams = ReturnType<typeof SetLevelRequestParams>["Type"]
-const SetLevelRequest = lazily(() => Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams() }))
+const SetLevelRequest: () => Schema.Struct<{ method: Schema.Literal<["logging/setLevel"]>; params: ReturnType<typeof SetLevelRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams() }))
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = ReturnType<typeof SetLevelRequest>["Type"]
-const SubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), uri: Formats.Uri }))
+const SubscribeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared9(), uri: Formats.Uri }))
 /** The `SubscribeRequestParams` type. */
 export type SubscribeRequestParams = ReturnType<typeof SubscribeRequestParams>["Type"]
-const SubscribeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams() }))
+const SubscribeRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/subscribe"]>; params: ReturnType<typeof SubscribeRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams() }))
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = ReturnType<typeof SubscribeRequest>["Type"]
-const UnsubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), uri: Formats.Uri }))
+const UnsubscribeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared9(), uri: Formats.Uri }))
 /** The `UnsubscribeRequestParams` type. */
 export type UnsubscribeRequestParams = ReturnType<typeof UnsubscribeRequestParams>["Type"]
-const UnsubscribeRequest = lazily(() => Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams() }))
+const UnsubscribeRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/unsubscribe"]>; params: ReturnType<typeof UnsubscribeRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams() }))
 /** The `UnsubscribeRequest` type. */
 export type UnsubscribeRequest = ReturnType<typeof UnsubscribeRequest>["Type"]
-const ClientRequest = lazily(() => Schema.Union(InitializeRequest(), ReadResourceRequest(), SubscribeRequest(), UnsubscribeRequest(), GetPromptRequest(), CallToolRequest(), SetLevelRequest(), CompleteRequest(), PingRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ListPromptsRequest(), ListToolsRequest()))
+const ClientRequest: () => Schema.Union<[ReturnType<typeof InitializeRequest>, ReturnType<typeof ReadResourceRequest>, ReturnType<typeof SubscribeRequest>, ReturnType<typeof UnsubscribeRequest>, ReturnType<typeof GetPromptRequest>, ReturnType<typeof CallToolRequest>, ReturnType<typeof SetLevelRequest>, ReturnType<typeof CompleteRequest>, ReturnType<typeof PingRequest>, ReturnType<typeof ListResourcesRequest>, ReturnType<typeof ListResourceTemplatesRequest>, ReturnType<typeof ListPromptsRequest>, ReturnType<typeof ListToolsRequest>]> = lazily(() => Schema.Union(InitializeRequest(), ReadResourceRequest(), SubscribeRequest(), UnsubscribeRequest(), GetPromptRequest(), CallToolRequest(), SetLevelRequest(), CompleteRequest(), PingRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ListPromptsRequest(), ListToolsRequest()))
 /** The `ClientRequest` type. */
 export type ClientRequest = ReturnType<typeof ClientRequest>["Type"]
-const shared19 = lazily(() => Schema.Union(ImageContent(), AudioContent(), TextContent()))
-const CreateMessageResult = lazily(() => Schema.Struct({ _meta: shared4(), content: shared19(), model: Schema.String, role: Role(), stopReason: shared1() }))
+const shared19: () => Schema.Union<[ReturnType<typeof ImageContent>, ReturnType<typeof AudioContent>, ReturnType<typeof TextContent>]> = lazily(() => Schema.Union(ImageContent(), AudioContent(), TextContent()))
+const CreateMessageResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; content: ReturnType<typeof shared19>; model: typeof Schema.String; role: ReturnType<typeof Role>; stopReason: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared4(), content: shared19(), model: Schema.String, role: Role(), stopReason: shared1() }))
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = ReturnType<typeof CreateMessageResult>["Type"]
-const ElicitResult = lazily(() => Schema.Struct({ _meta: shared4(), action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean)), { exact: true }) }))
+const ElicitResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; action: Schema.Literal<["accept", "cancel", "decline"]>; content: Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.Union<[typeof Schema.String, Schema.SchemaClass<number>, typeof Schema.Boolean]>>, { exact: true }> }> = lazily(() => Schema.Struct({ _meta: shared4(), action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean)), { exact: true }) }))
 /** The `ElicitResult` type. */
 export type ElicitResult = ReturnType<typeof ElicitResult>["Type"]
-const Root = lazily(() => Schema.Struct({ _meta: shared4(), name: shared1(), uri: Formats.Uri }))
+const Root: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; name: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), name: shared1(), uri: Formats.Uri }))
 /** The `Root` type. */
 export type Root = ReturnType<typeof Root>["Type"]
-const ListRootsResult = lazily(() => Schema.Struct({ _meta: shared4(), roots: Schema.Array(Root()) }))
+const ListRootsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; roots: Schema.Array$<ReturnType<typeof Root>> }> = lazily(() => Schema.Struct({ _meta: shared4(), roots: Schema.Array(Root()) }))
 /** The `ListRootsResult` type. */
 export type ListRootsResult = ReturnType<typeof ListRootsResult>["Type"]
-const Result = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
+const Result: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared4> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
 /** The `Result` type. */
 export type Result = ReturnType<typeof Result>["Type"]
-const ClientResult = lazily(() => Schema.Union(CreateMessageResult(), ListRootsResult(), ElicitResult(), Result()))
+const ClientResult: () => Schema.Union<[ReturnType<typeof CreateMessageResult>, ReturnType<typeof ListRootsResult>, ReturnType<typeof ElicitResult>, ReturnType<typeof Result>]> = lazily(() => Schema.Union(CreateMessageResult(), ListRootsResult(), ElicitResult(), Result()))
 /** The `ClientResult` type. */
 export type ClientResult = ReturnType<typeof ClientResult>["Type"]
-const shared20 = lazily(() => Schema.Array(Schema.String))
-const CompleteResult = lazily(() => Schema.Struct({ _meta: shared4(), completion: Schema.Struct({ hasMore: shared6(), total: shared11(), values: shared20() }), resultType: Formats.Foreign }))
+const shared20: () => Schema.Array$<typeof Schema.String> = lazily(() => Schema.Array(Schema.String))
+const CompleteResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; completion: Schema.Struct<{ hasMore: ReturnType<typeof shared6>; total: ReturnType<typeof shared11>; values: ReturnType<typeof shared20> }>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), completion: Schema.Struct({ hasMore: shared6(), total: shared11(), values: shared20() }), resultType: Formats.Foreign }))
 /** The `CompleteResult` type. */
 export type CompleteResult = ReturnType<typeof CompleteResult>["Type"]
-const ModelHint = lazily(() => Schema.Struct({ name: shared1() }))
+const ModelHint: () => Schema.Struct<{ name: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ name: shared1() }))
 /** The `ModelHint` type. */
 export type ModelHint = ReturnType<typeof ModelHint>["Type"]
-const ModelPreferences = lazily(() => Schema.Struct({ costPriority: shared3(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared3(), speedPriority: shared3() }))
+const ModelPreferences: () => Schema.Struct<{ costPriority: ReturnType<typeof shared3>; hints: Schema.optionalWith<Schema.Array$<ReturnType<typeof ModelHint>>, { exact: true }>; intelligencePriority: ReturnType<typeof shared3>; speedPriority: ReturnType<typeof shared3> }> = lazily(() => Schema.Struct({ costPriority: shared3(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared3(), speedPriority: shared3() }))
 /** The `ModelPreferences` type. */
 export type ModelPreferences = ReturnType<typeof ModelPreferences>["Type"]
-const SamplingMessage = lazily(() => Schema.Struct({ content: shared19(), role: Role(), _meta: Formats.Foreign }))
+const SamplingMessage: () => Schema.Struct<{ content: ReturnType<typeof shared19>; role: ReturnType<typeof Role>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ content: shared19(), role: Role(), _meta: Formats.Foreign }))
 /** The `SamplingMessage` type. */
 export type SamplingMessage = ReturnType<typeof SamplingMessage>["Type"]
-const shared21 = lazily(() => Schema.optionalWith(shared20(), { exact: true }))
-const CreateMessageRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared4(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared21(), systemPrompt: shared1(), temperature: shared16(), task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign }))
+const shared21: () => Schema.optionalWith<ReturnType<typeof shared20>, { exact: true }> = lazily(() => Schema.optionalWith(shared20(), { exact: true }))
+const CreateMessageRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; includeContext: Schema.optionalWith<Schema.Literal<["allServers", "none", "thisServer"]>, { exact: true }>; maxTokens: typeof Schema.Int; messages: Schema.Array$<ReturnType<typeof SamplingMessage>>; metadata: ReturnType<typeof shared4>; modelPreferences: Schema.optionalWith<ReturnType<typeof ModelPreferences>, { exact: true }>; stopSequences: ReturnType<typeof shared21>; systemPrompt: ReturnType<typeof shared1>; temperature: ReturnType<typeof shared16>; task: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; toolChoice: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; tools: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared9(), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared4(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared21(), systemPrompt: shared1(), temperature: shared16(), task: Formats.Foreign, toolChoice: Formats.Foreign, tools: Formats.Foreign }))
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = ReturnType<typeof CreateMessageRequestParams>["Type"]
-const CreateMessageRequest = lazily(() => Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
+const CreateMessageRequest: () => Schema.Struct<{ method: Schema.Literal<["sampling/createMessage"]>; params: ReturnType<typeof CreateMessageRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = ReturnType<typeof CreateMessageRequest>["Type"]
-const Cursor = lazily(() => Schema.String)
+const Cursor: () => typeof Schema.String = lazily(() => Schema.String)
 /** The `Cursor` type. */
 export type Cursor = ReturnType<typeof Cursor>["Type"]
-const shared22 = lazily(() => Schema.Literal("string"))
-const EnumSchema = lazily(() => Schema.Struct({ description: shared1(), enum: shared20(), enumNames: shared21(), title: shared1(), type: shared22() }))
+const shared22: () => Schema.Literal<["string"]> = lazily(() => Schema.Literal("string"))
+const EnumSchema: () => Schema.Struct<{ description: ReturnType<typeof shared1>; enum: ReturnType<typeof shared20>; enumNames: ReturnType<typeof shared21>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared22> }> = lazily(() => Schema.Struct({ description: shared1(), enum: shared20(), enumNames: shared21(), title: shared1(), type: shared22() }))
 /** The `EnumSchema` type. */
 export type EnumSchema = ReturnType<typeof EnumSchema>["Type"]
-const NumberSchema = lazily(() => Schema.Struct({ description: shared1(), maximum: shared16(), minimum: shared16(), title: shared1(), type: Schema.Literal("integer", "number") }))
+const NumberSchema: () => Schema.Struct<{ description: ReturnType<typeof shared1>; maximum: ReturnType<typeof shared16>; minimum: ReturnType<typeof shared16>; title: ReturnType<typeof shared1>; type: Schema.Literal<["integer", "number"]> }> = lazily(() => Schema.Struct({ description: shared1(), maximum: shared16(), minimum: shared16(), title: shared1(), type: Schema.Literal("integer", "number") }))
 /** The `NumberSchema` type. */
 export type NumberSchema = ReturnType<typeof NumberSchema>["Type"]
-const StringSchema = lazily(() => Schema.Struct({ description: shared1(), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared11(), minLength: shared11(), title: shared1(), type: shared22() }))
+const StringSchema: () => Schema.Struct<{ description: ReturnType<typeof shared1>; format: Schema.optionalWith<Schema.Literal<["date", "date-time", "email", "uri"]>, { exact: true }>; maxLength: ReturnType<typeof shared11>; minLength: ReturnType<typeof shared11>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared22> }> = lazily(() => Schema.Struct({ description: shared1(), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared11(), minLength: shared11(), title: shared1(), type: shared22() }))
 /** The `StringSchema` type. */
 export type StringSchema = ReturnType<typeof StringSchema>["Type"]
-const PrimitiveSchemaDefinition = lazily(() => Schema.Union(EnumSchema(), StringSchema(), NumberSchema(), BooleanSchema()))
+const PrimitiveSchemaDefinition: () => Schema.Union<[ReturnType<typeof EnumSchema>, ReturnType<typeof StringSchema>, ReturnType<typeof NumberSchema>, ReturnType<typeof BooleanSchema>]> = lazily(() => Schema.Union(EnumSchema(), StringSchema(), NumberSchema(), BooleanSchema()))
 /** The `PrimitiveSchemaDefinition` type. */
 export type PrimitiveSchemaDefinition = ReturnType<typeof PrimitiveSchemaDefinition>["Type"]
-const shared23 = lazily(() => Schema.Literal("object"))
-const ElicitRequestParams = lazily(() => Schema.Struct({ _meta: shared9(), message: Schema.String, requestedSchema: Schema.Struct({ properties: Formats.OpenObject(PrimitiveSchemaDefinition()), required: shared21(), type: shared23() }) }))
+const shared23: () => Schema.Literal<["object"]> = lazily(() => Schema.Literal("object"))
+const ElicitRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared9>; message: typeof Schema.String; requestedSchema: Schema.Struct<{ properties: Schema.Record$<Schema.SchemaClass<string>, ReturnType<typeof PrimitiveSchemaDefinition>>; required: ReturnType<typeof shared21>; type: ReturnType<typeof shared23> }> }> = lazily(() => Schema.Struct({ _meta: shared9(), message: Schema.String, requestedSchema: Schema.Struct({ properties: Formats.OpenObject(PrimitiveSchemaDefinition()), required: shared21(), type: shared23() }) }))
 /** The `ElicitRequestParams` type. */
 export type ElicitRequestParams = ReturnType<typeof ElicitRequestParams>["Type"]
-const ElicitRequest = lazily(() => Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams() }))
+const ElicitRequest: () => Schema.Struct<{ method: Schema.Literal<["elicitation/create"]>; params: ReturnType<typeof ElicitRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams() }))
 /** The `ElicitRequest` type. */
 export type ElicitRequest = ReturnType<typeof ElicitRequest>["Type"]
-const EmptyResult = lazily(() => Result())
+const EmptyResult: () => ReturnType<typeof Result> = lazily(() => Result())
 /** The `EmptyResult` type. */
 export type EmptyResult = ReturnType<typeof EmptyResult>["Type"]
-const PromptMessage = lazily(() => Schema.Struct({ content: ContentBlock(), role: Role() }))
+const PromptMessage: () => Schema.Struct<{ content: ReturnType<typeof ContentBlock>; role: ReturnType<typeof Role> }> = lazily(() => Schema.Struct({ content: ContentBlock(), role: Role() }))
 /** The `PromptMessage` type. */
 export type PromptMessage = ReturnType<typeof PromptMessage>["Type"]
-const GetPromptResult = lazily(() => Schema.Struct({ _meta: shared4(), description: shared1(), messages: Schema.Array(PromptMessage()), resultType: Formats.Foreign }))
+const GetPromptResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; description: ReturnType<typeof shared1>; messages: Schema.Array$<ReturnType<typeof PromptMessage>>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), description: shared1(), messages: Schema.Array(PromptMessage()), resultType: Formats.Foreign }))
 /** The `GetPromptResult` type. */
 export type GetPromptResult = ReturnType<typeof GetPromptResult>["Type"]
-const ServerCapabilities = lazily(() => Schema.Struct({ completions: shared4(), experimental: shared13(), logging: shared4(), prompts: shared15(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6(), subscribe: shared6() }), { exact: true }), tools: shared15(), tasks: Formats.Foreign, extensions: Formats.Foreign }))
+const ServerCapabilities: () => Schema.Struct<{ completions: ReturnType<typeof shared4>; experimental: ReturnType<typeof shared13>; logging: ReturnType<typeof shared4>; prompts: ReturnType<typeof shared15>; resources: Schema.optionalWith<Schema.Struct<{ listChanged: ReturnType<typeof shared6>; subscribe: ReturnType<typeof shared6> }>, { exact: true }>; tools: ReturnType<typeof shared15>; tasks: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; extensions: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ completions: shared4(), experimental: shared13(), logging: shared4(), prompts: shared15(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6(), subscribe: shared6() }), { exact: true }), tools: shared15(), tasks: Formats.Foreign, extensions: Formats.Foreign }))
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = ReturnType<typeof ServerCapabilities>["Type"]
-const InitializeResult = lazily(() => Schema.Struct({ _meta: shared4(), capabilities: ServerCapabilities(), instructions: shared1(), protocolVersion: Schema.String, serverInfo: Implementation() }))
+const InitializeResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; capabilities: ReturnType<typeof ServerCapabilities>; instructions: ReturnType<typeof shared1>; protocolVersion: typeof Schema.String; serverInfo: ReturnType<typeof Implementation> }> = lazily(() => Schema.Struct({ _meta: shared4(), capabilities: ServerCapabilities(), instructions: shared1(), protocolVersion: Schema.String, serverInfo: Implementation() }))
 /** The `InitializeResult` type. */
 export type InitializeResult = ReturnType<typeof InitializeResult>["Type"]
-const shared24 = lazily(() => Schema.Literal("2.0"))
-const JSONRPCError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId(), jsonrpc: shared24() }))
+const shared24: () => Schema.Literal<["2.0"]> = lazily(() => Schema.Literal("2.0"))
+const JSONRPCError: () => Schema.Struct<{ error: Schema.Struct<{ code: typeof Schema.Int; data: Schema.optionalWith<Schema.SchemaClass<unknown>, { exact: true }>; message: typeof Schema.String }>; id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared24> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }), id: RequestId(), jsonrpc: shared24() }))
 /** The `JSONRPCError` type. */
 export type JSONRPCError = ReturnType<typeof JSONRPCError>["Type"]
-const shared25 = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
-const shared26 = lazily(() => Schema.optionalWith(shared25(), { exact: true }))
-const JSONRPCNotification = lazily(() => Schema.Struct({ jsonrpc: shared24(), method: Schema.String, params: shared26() }))
+const shared25: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared4> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
+const shared26: () => Schema.optionalWith<ReturnType<typeof shared25>, { exact: true }> = lazily(() => Schema.optionalWith(shared25(), { exact: true }))
+const JSONRPCNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared24>; method: typeof Schema.String; params: ReturnType<typeof shared26> }> = lazily(() => Schema.Struct({ jsonrpc: shared24(), method: Schema.String, params: shared26() }))
 /** The `JSONRPCNotification` type. */
 export type JSONRPCNotification = ReturnType<typeof JSONRPCNotification>["Type"]
-const shared27 = lazily(() => Schema.Struct({ _meta: shared9() }, Formats.AnyJsonRecord))
-const shared28 = lazily(() => Schema.optionalWith(shared27(), { exact: true }))
-const JSONRPCRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared24(), method: Schema.String, params: shared28() }))
+const shared27: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared9> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared9() }, Formats.AnyJsonRecord))
+const shared28: () => Schema.optionalWith<ReturnType<typeof shared27>, { exact: true }> = lazily(() => Schema.optionalWith(shared27(), { exact: true }))
+const JSONRPCRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared24>; method: typeof Schema.String; params: ReturnType<typeof shared28> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared24(), method: Schema.String, params: shared28() }))
 /** The `JSONRPCRequest` type. */
 export type JSONRPCRequest = ReturnType<typeof JSONRPCRequest>["Type"]
-const JSONRPCResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared24(), result: Result() }))
+const JSONRPCResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared24>; result: ReturnType<typeof Result> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared24(), result: Result() }))
 /** The `JSONRPCResponse` type. */
 export type JSONRPCResponse = ReturnType<typeof JSONRPCResponse>["Type"]
-const JSONRPCMessage = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResponse(), JSONRPCError(), JSONRPCNotification()))
+const JSONRPCMessage: () => Schema.Union<[ReturnType<typeof JSONRPCRequest>, ReturnType<typeof JSONRPCResponse>, ReturnType<typeof JSONRPCError>, ReturnType<typeof JSONRPCNotification>]> = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResponse(), JSONRPCError(), JSONRPCNotification()))
 /** The `JSONRPCMessage` type. */
 export type JSONRPCMessage = ReturnType<typeof JSONRPCMessage>["Type"]
-const PromptArgument = lazily(() => Schema.Struct({ description: shared1(), name: Schema.String, required: shared6(), title: shared1() }))
+const PromptArgument: () => Schema.Struct<{ description: ReturnType<typeof shared1>; name: typeof Schema.String; required: ReturnType<typeof shared6>; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ description: shared1(), name: Schema.String, required: shared6(), title: shared1() }))
 /** The `PromptArgument` type. */
 export type PromptArgument = ReturnType<typeof PromptArgument>["Type"]
-const Prompt = lazily(() => Schema.Struct({ _meta: shared4(), arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared1(), name: Schema.String, title: shared1(), icons: Formats.Foreign }))
+const Prompt: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; arguments: Schema.optionalWith<Schema.Array$<ReturnType<typeof PromptArgument>>, { exact: true }>; description: ReturnType<typeof shared1>; name: typeof Schema.String; title: ReturnType<typeof shared1>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared1(), name: Schema.String, title: shared1(), icons: Formats.Foreign }))
 /** The `Prompt` type. */
 export type Prompt = ReturnType<typeof Prompt>["Type"]
-const ListPromptsResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), prompts: Schema.Array(Prompt()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListPromptsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; nextCursor: ReturnType<typeof shared1>; prompts: Schema.Array$<ReturnType<typeof Prompt>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), prompts: Schema.Array(Prompt()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = ReturnType<typeof ListPromptsResult>["Type"]
-const ResourceTemplate = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), mimeType: shared1(), name: Schema.String, title: shared1(), uriTemplate: Formats.UriTemplate, icons: Formats.Foreign }))
+const ResourceTemplate: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; description: ReturnType<typeof shared1>; mimeType: ReturnType<typeof shared1>; name: typeof Schema.String; title: ReturnType<typeof shared1>; uriTemplate: Schema.SchemaClass<string>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), mimeType: shared1(), name: Schema.String, title: shared1(), uriTemplate: Formats.UriTemplate, icons: Formats.Foreign }))
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = ReturnType<typeof ResourceTemplate>["Type"]
-const ListResourceTemplatesResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resourceTemplates: Schema.Array(ResourceTemplate()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListResourceTemplatesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; nextCursor: ReturnType<typeof shared1>; resourceTemplates: Schema.Array$<ReturnType<typeof ResourceTemplate>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resourceTemplates: Schema.Array(ResourceTemplate()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = ReturnType<typeof ListResourceTemplatesResult>["Type"]
-const Resource = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), mimeType: shared1(), name: Schema.String, size: shared11(), title: shared1(), uri: Formats.Uri, icons: Formats.Foreign }))
+const Resource: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; description: ReturnType<typeof shared1>; mimeType: ReturnType<typeof shared1>; name: typeof Schema.String; size: ReturnType<typeof shared11>; title: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), mimeType: shared1(), name: Schema.String, size: shared11(), title: shared1(), uri: Formats.Uri, icons: Formats.Foreign }))
 /** The `Resource` type. */
 export type Resource = ReturnType<typeof Resource>["Type"]
-const ListResourcesResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resources: Schema.Array(Resource()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListResourcesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; nextCursor: ReturnType<typeof shared1>; resources: Schema.Array$<ReturnType<typeof Resource>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resources: Schema.Array(Resource()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = ReturnType<typeof ListResourcesResult>["Type"]
-const ListRootsRequestParams = lazily(() => Schema.Struct({ _meta: shared9() }, Formats.AnyJsonRecord))
+const ListRootsRequestParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared9> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared9() }, Formats.AnyJsonRecord))
 /** The `ListRootsRequestParams` type. */
 export type ListRootsRequestParams = ReturnType<typeof ListRootsRequestParams>["Type"]
-const ListRootsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams(), { exact: true }) }))
+const ListRootsRequest: () => Schema.Struct<{ method: Schema.Literal<["roots/list"]>; params: Schema.optionalWith<ReturnType<typeof ListRootsRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams(), { exact: true }) }))
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = ReturnType<typeof ListRootsRequest>["Type"]
-const ToolAnnotations = lazily(() => Schema.Struct({ destructiveHint: shared6(), idempotentHint: shared6(), openWorldHint: shared6(), readOnlyHint: shared6(), title: shared1() }))
+const ToolAnnotations: () => Schema.Struct<{ destructiveHint: ReturnType<typeof shared6>; idempotentHint: ReturnType<typeof shared6>; openWorldHint: ReturnType<typeof shared6>; readOnlyHint: ReturnType<typeof shared6>; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ destructiveHint: shared6(), idempotentHint: shared6(), openWorldHint: shared6(), readOnlyHint: shared6(), title: shared1() }))
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = ReturnType<typeof ToolAnnotations>["Type"]
-const shared29 = lazily(() => Schema.Struct({ properties: shared13(), required: shared21(), type: shared23(), $schema: Formats.Foreign }))
-const Tool = lazily(() => Schema.Struct({ _meta: shared4(), annotations: Schema.optionalWith(ToolAnnotations(), { exact: true }), description: shared1(), inputSchema: shared29(), name: Schema.String, outputSchema: Schema.optionalWith(shared29(), { exact: true }), title: shared1(), execution: Formats.Foreign, icons: Formats.Foreign }))
+const shared29: () => Schema.Struct<{ properties: ReturnType<typeof shared13>; required: ReturnType<typeof shared21>; type: ReturnType<typeof shared23>; $schema: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ properties: shared13(), required: shared21(), type: shared23(), $schema: Formats.Foreign }))
+const Tool: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: Schema.optionalWith<ReturnType<typeof ToolAnnotations>, { exact: true }>; description: ReturnType<typeof shared1>; inputSchema: ReturnType<typeof shared29>; name: typeof Schema.String; outputSchema: Schema.optionalWith<ReturnType<typeof shared29>, { exact: true }>; title: ReturnType<typeof shared1>; execution: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; icons: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: Schema.optionalWith(ToolAnnotations(), { exact: true }), description: shared1(), inputSchema: shared29(), name: Schema.String, outputSchema: Schema.optionalWith(shared29(), { exact: true }), title: shared1(), execution: Formats.Foreign, icons: Formats.Foreign }))
 /** The `Tool` type. */
 export type Tool = ReturnType<typeof Tool>["Type"]
-const ListToolsResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), tools: Schema.Array(Tool()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListToolsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; nextCursor: ReturnType<typeof shared1>; tools: Schema.Array$<ReturnType<typeof Tool>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), tools: Schema.Array(Tool()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListToolsResult` type. */
 export type ListToolsResult = ReturnType<typeof ListToolsResult>["Type"]
-const LoggingMessageNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared1() }))
+const LoggingMessageNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; data: Schema.SchemaClass<unknown>; level: ReturnType<typeof LoggingLevel>; logger: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared4(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared1() }))
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = ReturnType<typeof LoggingMessageNotificationParams>["Type"]
-const LoggingMessageNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
+const LoggingMessageNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/message"]>; params: ReturnType<typeof LoggingMessageNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = ReturnType<typeof LoggingMessageNotification>["Type"]
-const Notification = lazily(() => Schema.Struct({ method: Schema.String, params: shared26() }))
+const Notification: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared26> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared26() }))
 /** The `Notification` type. */
 export type Notification = ReturnType<typeof Notification>["Type"]
-const PaginatedRequest = lazily(() => Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: shared1() }), { exact: true }) }))
+const PaginatedRequest: () => Schema.Struct<{ method: typeof Schema.String; params: Schema.optionalWith<Schema.Struct<{ cursor: ReturnType<typeof shared1> }>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Struct({ cursor: shared1() }), { exact: true }) }))
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = ReturnType<typeof PaginatedRequest>["Type"]
-const PaginatedResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resultType: Formats.Foreign }))
+const PaginatedResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; nextCursor: ReturnType<typeof shared1>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resultType: Formats.Foreign }))
 /** The `PaginatedResult` type. */
 export type PaginatedResult = ReturnType<typeof PaginatedResult>["Type"]
-const PromptListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
+const PromptListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared4> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
 /** The `PromptListChangedNotificationParams` type. */
 export type PromptListChangedNotificationParams = ReturnType<typeof PromptListChangedNotificationParams>["Type"]
-const PromptListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(PromptListChangedNotificationParams(), { exact: true }) }))
+const PromptListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/prompts/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof PromptListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(PromptListChangedNotificationParams(), { exact: true }) }))
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = ReturnType<typeof PromptListChangedNotification>["Type"]
-const ReadResourceResult = lazily(() => Schema.Struct({ _meta: shared4(), contents: Schema.Array(shared10()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ReadResourceResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; contents: Schema.Array$<ReturnType<typeof shared10>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), contents: Schema.Array(shared10()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = ReturnType<typeof ReadResourceResult>["Type"]
-const Request = lazily(() => Schema.Struct({ method: Schema.String, params: shared28() }))
+const Request: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared28> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared28() }))
 /** The `Request` type. */
 export type Request = ReturnType<typeof Request>["Type"]
-const ResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), uri: Formats.Uri }))
+const ResourceContents: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; mimeType: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), uri: Formats.Uri }))
 /** The `ResourceContents` type. */
 export type ResourceContents = ReturnType<typeof ResourceContents>["Type"]
-const ResourceListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
+const ResourceListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared4> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
 /** The `ResourceListChangedNotificationParams` type. */
 export type ResourceListChangedNotificationParams = ReturnType<typeof ResourceListChangedNotificationParams>["Type"]
-const ResourceListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(ResourceListChangedNotificationParams(), { exact: true }) }))
+const ResourceListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/resources/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof ResourceListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(ResourceListChangedNotificationParams(), { exact: true }) }))
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = ReturnType<typeof ResourceListChangedNotification>["Type"]
-const ResourceUpdatedNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), uri: Formats.Uri }))
+const ResourceUpdatedNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), uri: Formats.Uri }))
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = ReturnType<typeof ResourceUpdatedNotificationParams>["Type"]
-const ResourceUpdatedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
+const ResourceUpdatedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/resources/updated"]>; params: ReturnType<typeof ResourceUpdatedNotificationParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = ReturnType<typeof ResourceUpdatedNotification>["Type"]
-const ToolListChangedNotificationParams = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
+const ToolListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared4> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
 /** The `ToolListChangedNotificationParams` type. */
 export type ToolListChangedNotificationParams = ReturnType<typeof ToolListChangedNotificationParams>["Type"]
-const ToolListChangedNotification = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(ToolListChangedNotificationParams(), { exact: true }) }))
+const ToolListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/tools/list_changed"]>; params: Schema.optionalWith<ReturnType<typeof ToolListChangedNotificationParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(ToolListChangedNotificationParams(), { exact: true }) }))
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = ReturnType<typeof ToolListChangedNotification>["Type"]
-const ServerNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), ResourceUpdatedNotification(), LoggingMessageNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
+const ServerNotification: () => Schema.Union<[ReturnType<typeof CancelledNotification>, ReturnType<typeof ProgressNotification>, ReturnType<typeof ResourceUpdatedNotification>, ReturnType<typeof LoggingMessageNotification>, ReturnType<typeof ResourceListChangedNotification>, ReturnType<typeof PromptListChangedNotification>, ReturnType<typeof ToolListChangedNotification>]> = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), ResourceUpdatedNotification(), LoggingMessageNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
 /** The `ServerNotification` type. */
 export type ServerNotification = ReturnType<typeof ServerNotification>["Type"]
-const ServerRequest = lazily(() => Schema.Union(CreateMessageRequest(), ElicitRequest(), PingRequest(), ListRootsRequest()))
+const ServerRequest: () => Schema.Union<[ReturnType<typeof CreateMessageRequest>, ReturnType<typeof ElicitRequest>, ReturnType<typeof PingRequest>, ReturnType<typeof ListRootsRequest>]> = lazily(() => Schema.Union(CreateMessageRequest(), ElicitRequest(), PingRequest(), ListRootsRequest()))
 /** The `ServerRequest` type. */
 export type ServerRequest = ReturnType<typeof ServerRequest>["Type"]
-const ServerResult = lazily(() => Schema.Union(InitializeResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), GetPromptResult(), ListToolsResult(), CallToolResult(), CompleteResult(), Result()))
+const ServerResult: () => Schema.Union<[ReturnType<typeof InitializeResult>, ReturnType<typeof ListResourcesResult>, ReturnType<typeof ListResourceTemplatesResult>, ReturnType<typeof ReadResourceResult>, ReturnType<typeof ListPromptsResult>, ReturnType<typeof GetPromptResult>, ReturnType<typeof ListToolsResult>, ReturnType<typeof CallToolResult>, ReturnType<typeof CompleteResult>, ReturnType<typeof Result>]> = lazily(() => Schema.Union(InitializeResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), GetPromptResult(), ListToolsResult(), CallToolResult(), CompleteResult(), Result()))
 /** The `ServerResult` type. */
 export type ServerResult = ReturnType<typeof ServerResult>["Type"]
 

@@ -7,490 +7,490 @@ import * as Schema from "effect/Schema"
 import * as Formats from "../internal/formats.js"
 import { lazily } from "../internal/lazily.js"
 
-const Role = lazily(() => Schema.Literal("assistant", "user"))
+const Role: () => Schema.Literal<["assistant", "user"]> = lazily(() => Schema.Literal("assistant", "user"))
 /** The `Role` type. */
 export type Role = ReturnType<typeof Role>["Type"]
-const shared1 = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
-const shared2 = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
-const shared3 = lazily(() => Schema.optionalWith(shared2(), { exact: true }))
-const Annotations = lazily(() => Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role()), { exact: true }), lastModified: shared1(), priority: shared3() }))
+const shared1: () => Schema.optionalWith<typeof Schema.String, { exact: true }> = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
+const shared2: () => Schema.filter<Schema.filter<Schema.SchemaClass<number>>> = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
+const shared3: () => Schema.optionalWith<ReturnType<typeof shared2>, { exact: true }> = lazily(() => Schema.optionalWith(shared2(), { exact: true }))
+const Annotations: () => Schema.Struct<{ audience: Schema.optionalWith<Schema.Array$<ReturnType<typeof Role>>, { exact: true }>; lastModified: ReturnType<typeof shared1>; priority: ReturnType<typeof shared3> }> = lazily(() => Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role()), { exact: true }), lastModified: shared1(), priority: shared3() }))
 /** The `Annotations` type. */
 export type Annotations = ReturnType<typeof Annotations>["Type"]
-const shared4 = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
-const shared5 = lazily(() => Schema.optionalWith(Annotations(), { exact: true }))
-const AudioContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") }))
+const shared4: () => Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
+const shared5: () => Schema.optionalWith<ReturnType<typeof Annotations>, { exact: true }> = lazily(() => Schema.optionalWith(Annotations(), { exact: true }))
+const AudioContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["audio"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") }))
 /** The `AudioContent` type. */
 export type AudioContent = ReturnType<typeof AudioContent>["Type"]
-const BaseMetadata = lazily(() => Schema.Struct({ name: Schema.String, title: shared1() }))
+const BaseMetadata: () => Schema.Struct<{ name: typeof Schema.String; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ name: Schema.String, title: shared1() }))
 /** The `BaseMetadata` type. */
 export type BaseMetadata = ReturnType<typeof BaseMetadata>["Type"]
-const BlobResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), blob: Formats.Base64, mimeType: shared1(), uri: Formats.Uri }))
+const BlobResourceContents: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; blob: Schema.SchemaClass<string>; mimeType: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), blob: Formats.Base64, mimeType: shared1(), uri: Formats.Uri }))
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = ReturnType<typeof BlobResourceContents>["Type"]
-const shared6 = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
-const BooleanSchema = lazily(() => Schema.Struct({ default: shared6(), description: shared1(), title: shared1(), type: Schema.Literal("boolean") }))
+const shared6: () => Schema.optionalWith<typeof Schema.Boolean, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
+const BooleanSchema: () => Schema.Struct<{ default: ReturnType<typeof shared6>; description: ReturnType<typeof shared1>; title: ReturnType<typeof shared1>; type: Schema.Literal<["boolean"]> }> = lazily(() => Schema.Struct({ default: shared6(), description: shared1(), title: shared1(), type: Schema.Literal("boolean") }))
 /** The `BooleanSchema` type. */
 export type BooleanSchema = ReturnType<typeof BooleanSchema>["Type"]
-const ProgressToken = lazily(() => Schema.Union(Schema.String, Schema.Int))
+const ProgressToken: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `ProgressToken` type. */
 export type ProgressToken = ReturnType<typeof ProgressToken>["Type"]
-const shared7 = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
-const TaskMetadata = lazily(() => Schema.Struct({ ttl: shared7() }))
+const shared7: () => Schema.optionalWith<typeof Schema.Int, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
+const TaskMetadata: () => Schema.Struct<{ ttl: ReturnType<typeof shared7> }> = lazily(() => Schema.Struct({ ttl: shared7() }))
 /** The `TaskMetadata` type. */
 export type TaskMetadata = ReturnType<typeof TaskMetadata>["Type"]
-const shared8 = lazily(() => Schema.optionalWith(ProgressToken(), { exact: true }))
-const shared9 = lazily(() => Schema.Struct({ progressToken: shared8() }, Formats.AnyJsonRecord))
-const shared10 = lazily(() => Schema.optionalWith(shared9(), { exact: true }))
-const shared11 = lazily(() => Schema.optionalWith(TaskMetadata(), { exact: true }))
-const CallToolRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), arguments: shared4(), name: Schema.String, task: shared11(), inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const shared8: () => Schema.optionalWith<ReturnType<typeof ProgressToken>, { exact: true }> = lazily(() => Schema.optionalWith(ProgressToken(), { exact: true }))
+const shared9: () => Schema.TypeLiteral<{ progressToken: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ progressToken: shared8() }, Formats.AnyJsonRecord))
+const shared10: () => Schema.optionalWith<ReturnType<typeof shared9>, { exact: true }> = lazily(() => Schema.optionalWith(shared9(), { exact: true }))
+const shared11: () => Schema.optionalWith<ReturnType<typeof TaskMetadata>, { exact: true }> = lazily(() => Schema.optionalWith(TaskMetadata(), { exact: true }))
+const CallToolRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; arguments: ReturnType<typeof shared4>; name: typeof Schema.String; task: ReturnType<typeof shared11>; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared10(), arguments: shared4(), name: Schema.String, task: shared11(), inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = ReturnType<typeof CallToolRequestParams>["Type"]
-const RequestId = lazily(() => Schema.Union(Schema.String, Schema.Int))
+const RequestId: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `RequestId` type. */
 export type RequestId = ReturnType<typeof RequestId>["Type"]
-const shared12 = lazily(() => Schema.Literal("2.0"))
-const CallToolRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
+const shared12: () => Schema.Literal<["2.0"]> = lazily(() => Schema.Literal("2.0"))
+const CallToolRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["tools/call"]>; params: ReturnType<typeof CallToolRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
 /** The `CallToolRequest` type. */
 export type CallToolRequest = ReturnType<typeof CallToolRequest>["Type"]
-const TextResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), text: Schema.String, uri: Formats.Uri }))
+const TextResourceContents: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; mimeType: ReturnType<typeof shared1>; text: typeof Schema.String; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), text: Schema.String, uri: Formats.Uri }))
 /** The `TextResourceContents` type. */
 export type TextResourceContents = ReturnType<typeof TextResourceContents>["Type"]
-const shared13 = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
-const EmbeddedResource = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), resource: shared13(), type: Schema.Literal("resource") }))
+const shared13: () => Schema.Union<[ReturnType<typeof TextResourceContents>, ReturnType<typeof BlobResourceContents>]> = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
+const EmbeddedResource: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; resource: ReturnType<typeof shared13>; type: Schema.Literal<["resource"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), resource: shared13(), type: Schema.Literal("resource") }))
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = ReturnType<typeof EmbeddedResource>["Type"]
-const ImageContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") }))
+const ImageContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["image"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") }))
 /** The `ImageContent` type. */
 export type ImageContent = ReturnType<typeof ImageContent>["Type"]
-const shared14 = lazily(() => Schema.Array(Schema.String))
-const shared15 = lazily(() => Schema.optionalWith(shared14(), { exact: true }))
-const Icon = lazily(() => Schema.Struct({ mimeType: shared1(), sizes: shared15(), src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) }))
+const shared14: () => Schema.Array$<typeof Schema.String> = lazily(() => Schema.Array(Schema.String))
+const shared15: () => Schema.optionalWith<ReturnType<typeof shared14>, { exact: true }> = lazily(() => Schema.optionalWith(shared14(), { exact: true }))
+const Icon: () => Schema.Struct<{ mimeType: ReturnType<typeof shared1>; sizes: ReturnType<typeof shared15>; src: Schema.SchemaClass<string>; theme: Schema.optionalWith<Schema.Literal<["dark", "light"]>, { exact: true }> }> = lazily(() => Schema.Struct({ mimeType: shared1(), sizes: shared15(), src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) }))
 /** The `Icon` type. */
 export type Icon = ReturnType<typeof Icon>["Type"]
-const shared16 = lazily(() => Schema.Array(Icon()))
-const shared17 = lazily(() => Schema.optionalWith(shared16(), { exact: true }))
-const ResourceLink = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared17(), mimeType: shared1(), name: Schema.String, size: shared7(), title: shared1(), type: Schema.Literal("resource_link"), uri: Formats.Uri }))
+const shared16: () => Schema.Array$<ReturnType<typeof Icon>> = lazily(() => Schema.Array(Icon()))
+const shared17: () => Schema.optionalWith<ReturnType<typeof shared16>, { exact: true }> = lazily(() => Schema.optionalWith(shared16(), { exact: true }))
+const ResourceLink: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; description: ReturnType<typeof shared1>; icons: ReturnType<typeof shared17>; mimeType: ReturnType<typeof shared1>; name: typeof Schema.String; size: ReturnType<typeof shared7>; title: ReturnType<typeof shared1>; type: Schema.Literal<["resource_link"]>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared17(), mimeType: shared1(), name: Schema.String, size: shared7(), title: shared1(), type: Schema.Literal("resource_link"), uri: Formats.Uri }))
 /** The `ResourceLink` type. */
 export type ResourceLink = ReturnType<typeof ResourceLink>["Type"]
-const TextContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), text: Schema.String, type: Schema.Literal("text") }))
+const TextContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; text: typeof Schema.String; type: Schema.Literal<["text"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), text: Schema.String, type: Schema.Literal("text") }))
 /** The `TextContent` type. */
 export type TextContent = ReturnType<typeof TextContent>["Type"]
-const ContentBlock = lazily(() => Schema.Union(ImageContent(), AudioContent(), ResourceLink(), TextContent(), EmbeddedResource()))
+const ContentBlock: () => Schema.Union<[ReturnType<typeof ImageContent>, ReturnType<typeof AudioContent>, ReturnType<typeof ResourceLink>, ReturnType<typeof TextContent>, ReturnType<typeof EmbeddedResource>]> = lazily(() => Schema.Union(ImageContent(), AudioContent(), ResourceLink(), TextContent(), EmbeddedResource()))
 /** The `ContentBlock` type. */
 export type ContentBlock = ReturnType<typeof ContentBlock>["Type"]
-const shared18 = lazily(() => Schema.Array(ContentBlock()))
-const CallToolResult = lazily(() => Schema.Struct({ _meta: shared4(), content: shared18(), isError: shared6(), structuredContent: shared4(), resultType: Formats.Foreign }))
+const shared18: () => Schema.Array$<ReturnType<typeof ContentBlock>> = lazily(() => Schema.Array(ContentBlock()))
+const CallToolResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; content: ReturnType<typeof shared18>; isError: ReturnType<typeof shared6>; structuredContent: ReturnType<typeof shared4>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), content: shared18(), isError: shared6(), structuredContent: shared4(), resultType: Formats.Foreign }))
 /** The `CallToolResult` type. */
 export type CallToolResult = ReturnType<typeof CallToolResult>["Type"]
-const CancelTaskRequestParams = lazily(() => Schema.Struct({ taskId: Schema.String }))
+const CancelTaskRequestParams: () => Schema.Struct<{ taskId: typeof Schema.String }> = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `CancelTaskRequestParams` type. */
 export type CancelTaskRequestParams = ReturnType<typeof CancelTaskRequestParams>["Type"]
-const CancelTaskRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/cancel"), params: CancelTaskRequestParams() }))
+const CancelTaskRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["tasks/cancel"]>; params: ReturnType<typeof CancelTaskRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/cancel"), params: CancelTaskRequestParams() }))
 /** The `CancelTaskRequest` type. */
 export type CancelTaskRequest = ReturnType<typeof CancelTaskRequest>["Type"]
-const Result = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
+const Result: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared4> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
 /** The `Result` type. */
 export type Result = ReturnType<typeof Result>["Type"]
-const TaskStatus = lazily(() => Schema.Literal("cancelled", "completed", "failed", "input_required", "working"))
+const TaskStatus: () => Schema.Literal<["cancelled", "completed", "failed", "input_required", "working"]> = lazily(() => Schema.Literal("cancelled", "completed", "failed", "input_required", "working"))
 /** The `TaskStatus` type. */
 export type TaskStatus = ReturnType<typeof TaskStatus>["Type"]
-const shared19 = lazily(() => Schema.Union(Schema.Int, Schema.Null))
-const Task = lazily(() => Schema.Struct({ createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }))
+const shared19: () => Schema.Union<[typeof Schema.Int, typeof Schema.Null]> = lazily(() => Schema.Union(Schema.Int, Schema.Null))
+const Task: () => Schema.Struct<{ createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared7>; status: ReturnType<typeof TaskStatus>; statusMessage: ReturnType<typeof shared1>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared19> }> = lazily(() => Schema.Struct({ createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }))
 /** The `Task` type. */
 export type Task = ReturnType<typeof Task>["Type"]
-const CancelTaskResult = lazily(() => Schema.Struct({ _meta: shared4(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }, Formats.AnyJsonRecord))
+const CancelTaskResult: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared4>; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared7>; status: ReturnType<typeof TaskStatus>; statusMessage: ReturnType<typeof shared1>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared19> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared4(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }, Formats.AnyJsonRecord))
 /** The `CancelTaskResult` type. */
 export type CancelTaskResult = ReturnType<typeof CancelTaskResult>["Type"]
-const shared20 = lazily(() => Schema.optionalWith(RequestId(), { exact: true }))
-const CancelledNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), reason: shared1(), requestId: shared20() }))
+const shared20: () => Schema.optionalWith<ReturnType<typeof RequestId>, { exact: true }> = lazily(() => Schema.optionalWith(RequestId(), { exact: true }))
+const CancelledNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; reason: ReturnType<typeof shared1>; requestId: ReturnType<typeof shared20> }> = lazily(() => Schema.Struct({ _meta: shared4(), reason: shared1(), requestId: shared20() }))
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = ReturnType<typeof CancelledNotificationParams>["Type"]
-const CancelledNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams() }))
+const CancelledNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["notifications/cancelled"]>; params: ReturnType<typeof CancelledNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/cancelled"), params: CancelledNotificationParams() }))
 /** The `CancelledNotification` type. */
 export type CancelledNotification = ReturnType<typeof CancelledNotification>["Type"]
-const shared21 = lazily(() => Formats.OpenObject(Formats.OpenAnyJson))
-const shared22 = lazily(() => Schema.optionalWith(shared21(), { exact: true }))
-const shared23 = lazily(() => Schema.Struct({ listChanged: shared6() }))
-const shared24 = lazily(() => Schema.optionalWith(shared23(), { exact: true }))
-const ClientCapabilities = lazily(() => Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: shared4(), url: shared4() }), { exact: true }), experimental: shared22(), roots: shared24(), sampling: Schema.optionalWith(Schema.Struct({ context: shared4(), tools: shared4() }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared4(), list: shared4(), requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: shared4() }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: shared4() }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: Formats.Foreign }))
+const shared21: () => Schema.Record$<Schema.SchemaClass<string>, Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>> = lazily(() => Formats.OpenObject(Formats.OpenAnyJson))
+const shared22: () => Schema.optionalWith<ReturnType<typeof shared21>, { exact: true }> = lazily(() => Schema.optionalWith(shared21(), { exact: true }))
+const shared23: () => Schema.Struct<{ listChanged: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ listChanged: shared6() }))
+const shared24: () => Schema.optionalWith<ReturnType<typeof shared23>, { exact: true }> = lazily(() => Schema.optionalWith(shared23(), { exact: true }))
+const ClientCapabilities: () => Schema.Struct<{ elicitation: Schema.optionalWith<Schema.Struct<{ form: ReturnType<typeof shared4>; url: ReturnType<typeof shared4> }>, { exact: true }>; experimental: ReturnType<typeof shared22>; roots: ReturnType<typeof shared24>; sampling: Schema.optionalWith<Schema.Struct<{ context: ReturnType<typeof shared4>; tools: ReturnType<typeof shared4> }>, { exact: true }>; tasks: Schema.optionalWith<Schema.Struct<{ cancel: ReturnType<typeof shared4>; list: ReturnType<typeof shared4>; requests: Schema.optionalWith<Schema.Struct<{ elicitation: Schema.optionalWith<Schema.Struct<{ create: ReturnType<typeof shared4> }>, { exact: true }>; sampling: Schema.optionalWith<Schema.Struct<{ createMessage: ReturnType<typeof shared4> }>, { exact: true }> }>, { exact: true }> }>, { exact: true }>; extensions: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: shared4(), url: shared4() }), { exact: true }), experimental: shared22(), roots: shared24(), sampling: Schema.optionalWith(Schema.Struct({ context: shared4(), tools: shared4() }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared4(), list: shared4(), requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: shared4() }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: shared4() }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: Formats.Foreign }))
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = ReturnType<typeof ClientCapabilities>["Type"]
-const NotificationParams = lazily(() => Schema.Struct({ _meta: shared4() }))
+const NotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ _meta: shared4() }))
 /** The `NotificationParams` type. */
 export type NotificationParams = ReturnType<typeof NotificationParams>["Type"]
-const shared25 = lazily(() => Schema.optionalWith(NotificationParams(), { exact: true }))
-const InitializedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/initialized"), params: shared25() }))
+const shared25: () => Schema.optionalWith<ReturnType<typeof NotificationParams>, { exact: true }> = lazily(() => Schema.optionalWith(NotificationParams(), { exact: true }))
+const InitializedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["notifications/initialized"]>; params: ReturnType<typeof shared25> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/initialized"), params: shared25() }))
 /** The `InitializedNotification` type. */
 export type InitializedNotification = ReturnType<typeof InitializedNotification>["Type"]
-const shared26 = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
-const ProgressNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), message: shared1(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared26() }))
+const shared26: () => Schema.optionalWith<Schema.SchemaClass<number>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
+const ProgressNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; message: ReturnType<typeof shared1>; progress: Schema.SchemaClass<number>; progressToken: ReturnType<typeof ProgressToken>; total: ReturnType<typeof shared26> }> = lazily(() => Schema.Struct({ _meta: shared4(), message: shared1(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared26() }))
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = ReturnType<typeof ProgressNotificationParams>["Type"]
-const ProgressNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
+const ProgressNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["notifications/progress"]>; params: ReturnType<typeof ProgressNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
 /** The `ProgressNotification` type. */
 export type ProgressNotification = ReturnType<typeof ProgressNotification>["Type"]
-const RootsListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/roots/list_changed"), params: shared25() }))
+const RootsListChangedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["notifications/roots/list_changed"]>; params: ReturnType<typeof shared25> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/roots/list_changed"), params: shared25() }))
 /** The `RootsListChangedNotification` type. */
 export type RootsListChangedNotification = ReturnType<typeof RootsListChangedNotification>["Type"]
-const TaskStatusNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }))
+const TaskStatusNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared7>; status: ReturnType<typeof TaskStatus>; statusMessage: ReturnType<typeof shared1>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared19> }> = lazily(() => Schema.Struct({ _meta: shared4(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }))
 /** The `TaskStatusNotificationParams` type. */
 export type TaskStatusNotificationParams = ReturnType<typeof TaskStatusNotificationParams>["Type"]
-const TaskStatusNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/tasks/status"), params: TaskStatusNotificationParams() }))
+const TaskStatusNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["notifications/tasks/status"]>; params: ReturnType<typeof TaskStatusNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/tasks/status"), params: TaskStatusNotificationParams() }))
 /** The `TaskStatusNotification` type. */
 export type TaskStatusNotification = ReturnType<typeof TaskStatusNotification>["Type"]
-const ClientNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), TaskStatusNotification(), InitializedNotification(), RootsListChangedNotification()))
+const ClientNotification: () => Schema.Union<[ReturnType<typeof CancelledNotification>, ReturnType<typeof ProgressNotification>, ReturnType<typeof TaskStatusNotification>, ReturnType<typeof InitializedNotification>, ReturnType<typeof RootsListChangedNotification>]> = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), TaskStatusNotification(), InitializedNotification(), RootsListChangedNotification()))
 /** The `ClientNotification` type. */
 export type ClientNotification = ReturnType<typeof ClientNotification>["Type"]
-const PromptReference = lazily(() => Schema.Struct({ name: Schema.String, title: shared1(), type: Schema.Literal("ref/prompt") }))
+const PromptReference: () => Schema.Struct<{ name: typeof Schema.String; title: ReturnType<typeof shared1>; type: Schema.Literal<["ref/prompt"]> }> = lazily(() => Schema.Struct({ name: Schema.String, title: shared1(), type: Schema.Literal("ref/prompt") }))
 /** The `PromptReference` type. */
 export type PromptReference = ReturnType<typeof PromptReference>["Type"]
-const ResourceTemplateReference = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
+const ResourceTemplateReference: () => Schema.Struct<{ type: Schema.Literal<["ref/resource"]>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
 /** The `ResourceTemplateReference` type. */
 export type ResourceTemplateReference = ReturnType<typeof ResourceTemplateReference>["Type"]
-const shared27 = lazily(() => Formats.OpenObject(Schema.String))
-const shared28 = lazily(() => Schema.optionalWith(shared27(), { exact: true }))
-const CompleteRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared28() }), { exact: true }), ref: Schema.Union(PromptReference(), ResourceTemplateReference()) }))
+const shared27: () => Schema.Record$<Schema.SchemaClass<string>, typeof Schema.String> = lazily(() => Formats.OpenObject(Schema.String))
+const shared28: () => Schema.optionalWith<ReturnType<typeof shared27>, { exact: true }> = lazily(() => Schema.optionalWith(shared27(), { exact: true }))
+const CompleteRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; argument: Schema.Struct<{ name: typeof Schema.String; value: typeof Schema.String }>; context: Schema.optionalWith<Schema.Struct<{ arguments: ReturnType<typeof shared28> }>, { exact: true }>; ref: Schema.Union<[ReturnType<typeof PromptReference>, ReturnType<typeof ResourceTemplateReference>]> }> = lazily(() => Schema.Struct({ _meta: shared10(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared28() }), { exact: true }), ref: Schema.Union(PromptReference(), ResourceTemplateReference()) }))
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = ReturnType<typeof CompleteRequestParams>["Type"]
-const CompleteRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
+const CompleteRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["completion/complete"]>; params: ReturnType<typeof CompleteRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
 /** The `CompleteRequest` type. */
 export type CompleteRequest = ReturnType<typeof CompleteRequest>["Type"]
-const GetPromptRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), arguments: shared28(), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const GetPromptRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; arguments: ReturnType<typeof shared28>; name: typeof Schema.String; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared10(), arguments: shared28(), name: Schema.String, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = ReturnType<typeof GetPromptRequestParams>["Type"]
-const GetPromptRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
+const GetPromptRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["prompts/get"]>; params: ReturnType<typeof GetPromptRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = ReturnType<typeof GetPromptRequest>["Type"]
-const GetTaskPayloadRequestParams = lazily(() => Schema.Struct({ taskId: Schema.String }))
+const GetTaskPayloadRequestParams: () => Schema.Struct<{ taskId: typeof Schema.String }> = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `GetTaskPayloadRequestParams` type. */
 export type GetTaskPayloadRequestParams = ReturnType<typeof GetTaskPayloadRequestParams>["Type"]
-const GetTaskPayloadRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/result"), params: GetTaskPayloadRequestParams() }))
+const GetTaskPayloadRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["tasks/result"]>; params: ReturnType<typeof GetTaskPayloadRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/result"), params: GetTaskPayloadRequestParams() }))
 /** The `GetTaskPayloadRequest` type. */
 export type GetTaskPayloadRequest = ReturnType<typeof GetTaskPayloadRequest>["Type"]
-const GetTaskRequestParams = lazily(() => Schema.Struct({ taskId: Schema.String }))
+const GetTaskRequestParams: () => Schema.Struct<{ taskId: typeof Schema.String }> = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `GetTaskRequestParams` type. */
 export type GetTaskRequestParams = ReturnType<typeof GetTaskRequestParams>["Type"]
-const GetTaskRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/get"), params: GetTaskRequestParams() }))
+const GetTaskRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["tasks/get"]>; params: ReturnType<typeof GetTaskRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/get"), params: GetTaskRequestParams() }))
 /** The `GetTaskRequest` type. */
 export type GetTaskRequest = ReturnType<typeof GetTaskRequest>["Type"]
-const Implementation = lazily(() => Schema.Struct({ description: shared1(), icons: shared17(), name: Schema.String, title: shared1(), version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) }))
+const Implementation: () => Schema.Struct<{ description: ReturnType<typeof shared1>; icons: ReturnType<typeof shared17>; name: typeof Schema.String; title: ReturnType<typeof shared1>; version: typeof Schema.String; websiteUrl: Schema.optionalWith<Schema.SchemaClass<string>, { exact: true }> }> = lazily(() => Schema.Struct({ description: shared1(), icons: shared17(), name: Schema.String, title: shared1(), version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) }))
 /** The `Implementation` type. */
 export type Implementation = ReturnType<typeof Implementation>["Type"]
-const InitializeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), capabilities: ClientCapabilities(), clientInfo: Implementation(), protocolVersion: Schema.String }))
+const InitializeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; capabilities: ReturnType<typeof ClientCapabilities>; clientInfo: ReturnType<typeof Implementation>; protocolVersion: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: shared10(), capabilities: ClientCapabilities(), clientInfo: Implementation(), protocolVersion: Schema.String }))
 /** The `InitializeRequestParams` type. */
 export type InitializeRequestParams = ReturnType<typeof InitializeRequestParams>["Type"]
-const InitializeRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("initialize"), params: InitializeRequestParams() }))
+const InitializeRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["initialize"]>; params: ReturnType<typeof InitializeRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("initialize"), params: InitializeRequestParams() }))
 /** The `InitializeRequest` type. */
 export type InitializeRequest = ReturnType<typeof InitializeRequest>["Type"]
-const PaginatedRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared1() }))
+const PaginatedRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; cursor: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared10(), cursor: shared1() }))
 /** The `PaginatedRequestParams` type. */
 export type PaginatedRequestParams = ReturnType<typeof PaginatedRequestParams>["Type"]
-const shared29 = lazily(() => Schema.optionalWith(PaginatedRequestParams(), { exact: true }))
-const ListPromptsRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("prompts/list"), params: shared29() }))
+const shared29: () => Schema.optionalWith<ReturnType<typeof PaginatedRequestParams>, { exact: true }> = lazily(() => Schema.optionalWith(PaginatedRequestParams(), { exact: true }))
+const ListPromptsRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["prompts/list"]>; params: ReturnType<typeof shared29> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("prompts/list"), params: shared29() }))
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = ReturnType<typeof ListPromptsRequest>["Type"]
-const ListResourceTemplatesRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/templates/list"), params: shared29() }))
+const ListResourceTemplatesRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["resources/templates/list"]>; params: ReturnType<typeof shared29> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/templates/list"), params: shared29() }))
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = ReturnType<typeof ListResourceTemplatesRequest>["Type"]
-const ListResourcesRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/list"), params: shared29() }))
+const ListResourcesRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["resources/list"]>; params: ReturnType<typeof shared29> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/list"), params: shared29() }))
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = ReturnType<typeof ListResourcesRequest>["Type"]
-const ListTasksRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/list"), params: shared29() }))
+const ListTasksRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["tasks/list"]>; params: ReturnType<typeof shared29> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tasks/list"), params: shared29() }))
 /** The `ListTasksRequest` type. */
 export type ListTasksRequest = ReturnType<typeof ListTasksRequest>["Type"]
-const ListToolsRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tools/list"), params: shared29() }))
+const ListToolsRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["tools/list"]>; params: ReturnType<typeof shared29> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("tools/list"), params: shared29() }))
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = ReturnType<typeof ListToolsRequest>["Type"]
-const RequestParams = lazily(() => Schema.Struct({ _meta: shared10() }))
+const RequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10> }> = lazily(() => Schema.Struct({ _meta: shared10() }))
 /** The `RequestParams` type. */
 export type RequestParams = ReturnType<typeof RequestParams>["Type"]
-const shared30 = lazily(() => Schema.optionalWith(RequestParams(), { exact: true }))
-const PingRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("ping"), params: shared30() }))
+const shared30: () => Schema.optionalWith<ReturnType<typeof RequestParams>, { exact: true }> = lazily(() => Schema.optionalWith(RequestParams(), { exact: true }))
+const PingRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["ping"]>; params: ReturnType<typeof shared30> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("ping"), params: shared30() }))
 /** The `PingRequest` type. */
 export type PingRequest = ReturnType<typeof PingRequest>["Type"]
-const ReadResourceRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
+const ReadResourceRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; uri: Schema.SchemaClass<string>; inputResponses: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; requestState: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri, inputResponses: Formats.Foreign, requestState: Formats.Foreign }))
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = ReturnType<typeof ReadResourceRequestParams>["Type"]
-const ReadResourceRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
+const ReadResourceRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["resources/read"]>; params: ReturnType<typeof ReadResourceRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = ReturnType<typeof ReadResourceRequest>["Type"]
-const LoggingLevel = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
+const LoggingLevel: () => Schema.Literal<["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]> = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
 /** The `LoggingLevel` type. */
 export type LoggingLevel = ReturnType<typeof LoggingLevel>["Type"]
-const SetLevelRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), level: LoggingLevel() }))
+const SetLevelRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; level: ReturnType<typeof LoggingLevel> }> = lazily(() => Schema.Struct({ _meta: shared10(), level: LoggingLevel() }))
 /** The `SetLevelRequestParams` type. */
 export type SetLevelRequestParams = ReturnType<typeof SetLevelRequestParams>["Type"]
-const SetLevelRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams() }))
+const SetLevelRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["logging/setLevel"]>; params: ReturnType<typeof SetLevelRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams() }))
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = ReturnType<typeof SetLevelRequest>["Type"]
-const SubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
+const SubscribeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
 /** The `SubscribeRequestParams` type. */
 export type SubscribeRequestParams = ReturnType<typeof SubscribeRequestParams>["Type"]
-const SubscribeRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams() }))
+const SubscribeRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["resources/subscribe"]>; params: ReturnType<typeof SubscribeRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams() }))
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = ReturnType<typeof SubscribeRequest>["Type"]
-const UnsubscribeRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
+const UnsubscribeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
 /** The `UnsubscribeRequestParams` type. */
 export type UnsubscribeRequestParams = ReturnType<typeof UnsubscribeRequestParams>["Type"]
-const UnsubscribeRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams() }))
+const UnsubscribeRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["resources/unsubscribe"]>; params: ReturnType<typeof UnsubscribeRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams() }))
 /** The `UnsubscribeRequest` type. */
 export type UnsubscribeRequest = ReturnType<typeof UnsubscribeRequest>["Type"]
-const ClientRequest = lazily(() => Schema.Union(InitializeRequest(), ReadResourceRequest(), SubscribeRequest(), UnsubscribeRequest(), GetPromptRequest(), CallToolRequest(), GetTaskRequest(), GetTaskPayloadRequest(), CancelTaskRequest(), SetLevelRequest(), CompleteRequest(), PingRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ListPromptsRequest(), ListToolsRequest(), ListTasksRequest()))
+const ClientRequest: () => Schema.Union<[ReturnType<typeof InitializeRequest>, ReturnType<typeof ReadResourceRequest>, ReturnType<typeof SubscribeRequest>, ReturnType<typeof UnsubscribeRequest>, ReturnType<typeof GetPromptRequest>, ReturnType<typeof CallToolRequest>, ReturnType<typeof GetTaskRequest>, ReturnType<typeof GetTaskPayloadRequest>, ReturnType<typeof CancelTaskRequest>, ReturnType<typeof SetLevelRequest>, ReturnType<typeof CompleteRequest>, ReturnType<typeof PingRequest>, ReturnType<typeof ListResourcesRequest>, ReturnType<typeof ListResourceTemplatesRequest>, ReturnType<typeof ListPromptsRequest>, ReturnType<typeof ListToolsRequest>, ReturnType<typeof ListTasksRequest>]> = lazily(() => Schema.Union(InitializeRequest(), ReadResourceRequest(), SubscribeRequest(), UnsubscribeRequest(), GetPromptRequest(), CallToolRequest(), GetTaskRequest(), GetTaskPayloadRequest(), CancelTaskRequest(), SetLevelRequest(), CompleteRequest(), PingRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ListPromptsRequest(), ListToolsRequest(), ListTasksRequest()))
 /** The `ClientRequest` type. */
 export type ClientRequest = ReturnType<typeof ClientRequest>["Type"]
-const ToolResultContent = lazily(() => Schema.Struct({ _meta: shared4(), content: shared18(), isError: shared6(), structuredContent: shared4(), toolUseId: Schema.String, type: Schema.Literal("tool_result") }))
+const ToolResultContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; content: ReturnType<typeof shared18>; isError: ReturnType<typeof shared6>; structuredContent: ReturnType<typeof shared4>; toolUseId: typeof Schema.String; type: Schema.Literal<["tool_result"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), content: shared18(), isError: shared6(), structuredContent: shared4(), toolUseId: Schema.String, type: Schema.Literal("tool_result") }))
 /** The `ToolResultContent` type. */
 export type ToolResultContent = ReturnType<typeof ToolResultContent>["Type"]
-const ToolUseContent = lazily(() => Schema.Struct({ _meta: shared4(), id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") }))
+const ToolUseContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; id: typeof Schema.String; input: Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>; name: typeof Schema.String; type: Schema.Literal<["tool_use"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") }))
 /** The `ToolUseContent` type. */
 export type ToolUseContent = ReturnType<typeof ToolUseContent>["Type"]
-const SamplingMessageContentBlock = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent()))
+const SamplingMessageContentBlock: () => Schema.Union<[ReturnType<typeof ToolUseContent>, ReturnType<typeof ImageContent>, ReturnType<typeof AudioContent>, ReturnType<typeof ToolResultContent>, ReturnType<typeof TextContent>]> = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent()))
 /** The `SamplingMessageContentBlock` type. */
 export type SamplingMessageContentBlock = ReturnType<typeof SamplingMessageContentBlock>["Type"]
-const shared31 = lazily(() => Schema.Array(SamplingMessageContentBlock()))
-const shared32 = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent(), shared31()))
-const CreateMessageResult = lazily(() => Schema.Struct({ _meta: shared4(), content: shared32(), model: Schema.String, role: Role(), stopReason: shared1() }))
+const shared31: () => Schema.Array$<ReturnType<typeof SamplingMessageContentBlock>> = lazily(() => Schema.Array(SamplingMessageContentBlock()))
+const shared32: () => Schema.Union<[ReturnType<typeof ToolUseContent>, ReturnType<typeof ImageContent>, ReturnType<typeof AudioContent>, ReturnType<typeof ToolResultContent>, ReturnType<typeof TextContent>, ReturnType<typeof shared31>]> = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent(), shared31()))
+const CreateMessageResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; content: ReturnType<typeof shared32>; model: typeof Schema.String; role: ReturnType<typeof Role>; stopReason: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared4(), content: shared32(), model: Schema.String, role: Role(), stopReason: shared1() }))
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = ReturnType<typeof CreateMessageResult>["Type"]
-const ElicitResult = lazily(() => Schema.Struct({ _meta: shared4(), action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(shared14(), Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }) }))
+const ElicitResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; action: Schema.Literal<["accept", "cancel", "decline"]>; content: Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.Union<[ReturnType<typeof shared14>, Schema.Union<[typeof Schema.String, Schema.SchemaClass<number>, typeof Schema.Boolean]>]>>, { exact: true }> }> = lazily(() => Schema.Struct({ _meta: shared4(), action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(shared14(), Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }) }))
 /** The `ElicitResult` type. */
 export type ElicitResult = ReturnType<typeof ElicitResult>["Type"]
-const GetTaskPayloadResult = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
+const GetTaskPayloadResult: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared4> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared4() }, Formats.AnyJsonRecord))
 /** The `GetTaskPayloadResult` type. */
 export type GetTaskPayloadResult = ReturnType<typeof GetTaskPayloadResult>["Type"]
-const GetTaskResult = lazily(() => Schema.Struct({ _meta: shared4(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }, Formats.AnyJsonRecord))
+const GetTaskResult: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared4>; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared7>; status: ReturnType<typeof TaskStatus>; statusMessage: ReturnType<typeof shared1>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared19> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared4(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared7(), status: TaskStatus(), statusMessage: shared1(), taskId: Schema.String, ttl: shared19() }, Formats.AnyJsonRecord))
 /** The `GetTaskResult` type. */
 export type GetTaskResult = ReturnType<typeof GetTaskResult>["Type"]
-const Root = lazily(() => Schema.Struct({ _meta: shared4(), name: shared1(), uri: Formats.Uri }))
+const Root: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; name: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), name: shared1(), uri: Formats.Uri }))
 /** The `Root` type. */
 export type Root = ReturnType<typeof Root>["Type"]
-const ListRootsResult = lazily(() => Schema.Struct({ _meta: shared4(), roots: Schema.Array(Root()) }))
+const ListRootsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; roots: Schema.Array$<ReturnType<typeof Root>> }> = lazily(() => Schema.Struct({ _meta: shared4(), roots: Schema.Array(Root()) }))
 /** The `ListRootsResult` type. */
 export type ListRootsResult = ReturnType<typeof ListRootsResult>["Type"]
-const ListTasksResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), tasks: Schema.Array(Task()) }))
+const ListTasksResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; nextCursor: ReturnType<typeof shared1>; tasks: Schema.Array$<ReturnType<typeof Task>> }> = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), tasks: Schema.Array(Task()) }))
 /** The `ListTasksResult` type. */
 export type ListTasksResult = ReturnType<typeof ListTasksResult>["Type"]
-const ClientResult = lazily(() => Schema.Union(GetTaskResult(), CancelTaskResult(), CreateMessageResult(), ListTasksResult(), ListRootsResult(), ElicitResult(), Result(), GetTaskPayloadResult()))
+const ClientResult: () => Schema.Union<[ReturnType<typeof GetTaskResult>, ReturnType<typeof CancelTaskResult>, ReturnType<typeof CreateMessageResult>, ReturnType<typeof ListTasksResult>, ReturnType<typeof ListRootsResult>, ReturnType<typeof ElicitResult>, ReturnType<typeof Result>, ReturnType<typeof GetTaskPayloadResult>]> = lazily(() => Schema.Union(GetTaskResult(), CancelTaskResult(), CreateMessageResult(), ListTasksResult(), ListRootsResult(), ElicitResult(), Result(), GetTaskPayloadResult()))
 /** The `ClientResult` type. */
 export type ClientResult = ReturnType<typeof ClientResult>["Type"]
-const CompleteResult = lazily(() => Schema.Struct({ _meta: shared4(), completion: Schema.Struct({ hasMore: shared6(), total: shared7(), values: shared14() }), resultType: Formats.Foreign }))
+const CompleteResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; completion: Schema.Struct<{ hasMore: ReturnType<typeof shared6>; total: ReturnType<typeof shared7>; values: ReturnType<typeof shared14> }>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), completion: Schema.Struct({ hasMore: shared6(), total: shared7(), values: shared14() }), resultType: Formats.Foreign }))
 /** The `CompleteResult` type. */
 export type CompleteResult = ReturnType<typeof CompleteResult>["Type"]
-const ModelHint = lazily(() => Schema.Struct({ name: shared1() }))
+const ModelHint: () => Schema.Struct<{ name: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ name: shared1() }))
 /** The `ModelHint` type. */
 export type ModelHint = ReturnType<typeof ModelHint>["Type"]
-const ModelPreferences = lazily(() => Schema.Struct({ costPriority: shared3(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared3(), speedPriority: shared3() }))
+const ModelPreferences: () => Schema.Struct<{ costPriority: ReturnType<typeof shared3>; hints: Schema.optionalWith<Schema.Array$<ReturnType<typeof ModelHint>>, { exact: true }>; intelligencePriority: ReturnType<typeof shared3>; speedPriority: ReturnType<typeof shared3> }> = lazily(() => Schema.Struct({ costPriority: shared3(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared3(), speedPriority: shared3() }))
 /** The `ModelPreferences` type. */
 export type ModelPreferences = ReturnType<typeof ModelPreferences>["Type"]
-const SamplingMessage = lazily(() => Schema.Struct({ _meta: shared4(), content: shared32(), role: Role() }))
+const SamplingMessage: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; content: ReturnType<typeof shared32>; role: ReturnType<typeof Role> }> = lazily(() => Schema.Struct({ _meta: shared4(), content: shared32(), role: Role() }))
 /** The `SamplingMessage` type. */
 export type SamplingMessage = ReturnType<typeof SamplingMessage>["Type"]
-const ToolAnnotations = lazily(() => Schema.Struct({ destructiveHint: shared6(), idempotentHint: shared6(), openWorldHint: shared6(), readOnlyHint: shared6(), title: shared1() }))
+const ToolAnnotations: () => Schema.Struct<{ destructiveHint: ReturnType<typeof shared6>; idempotentHint: ReturnType<typeof shared6>; openWorldHint: ReturnType<typeof shared6>; readOnlyHint: ReturnType<typeof shared6>; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ destructiveHint: shared6(), idempotentHint: shared6(), openWorldHint: shared6(), readOnlyHint: shared6(), title: shared1() }))
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = ReturnType<typeof ToolAnnotations>["Type"]
-const ToolExecution = lazily(() => Schema.Struct({ taskSupport: Schema.optionalWith(Schema.Literal("forbidden", "optional", "required"), { exact: true }) }))
+const ToolExecution: () => Schema.Struct<{ taskSupport: Schema.optionalWith<Schema.Literal<["forbidden", "optional", "required"]>, { exact: true }> }> = lazily(() => Schema.Struct({ taskSupport: Schema.optionalWith(Schema.Literal("forbidden", "optional", "required"), { exact: true }) }))
 /** The `ToolExecution` type. */
 export type ToolExecution = ReturnType<typeof ToolExecution>["Type"]
-const shared33 = lazily(() => Schema.Literal("object"))
-const shared34 = lazily(() => Schema.Struct({ $schema: shared1(), properties: shared22(), required: shared15(), type: shared33() }))
-const Tool = lazily(() => Schema.Struct({ _meta: shared4(), annotations: Schema.optionalWith(ToolAnnotations(), { exact: true }), description: shared1(), execution: Schema.optionalWith(ToolExecution(), { exact: true }), icons: shared17(), inputSchema: shared34(), name: Schema.String, outputSchema: Schema.optionalWith(shared34(), { exact: true }), title: shared1() }))
+const shared33: () => Schema.Literal<["object"]> = lazily(() => Schema.Literal("object"))
+const shared34: () => Schema.Struct<{ $schema: ReturnType<typeof shared1>; properties: ReturnType<typeof shared22>; required: ReturnType<typeof shared15>; type: ReturnType<typeof shared33> }> = lazily(() => Schema.Struct({ $schema: shared1(), properties: shared22(), required: shared15(), type: shared33() }))
+const Tool: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: Schema.optionalWith<ReturnType<typeof ToolAnnotations>, { exact: true }>; description: ReturnType<typeof shared1>; execution: Schema.optionalWith<ReturnType<typeof ToolExecution>, { exact: true }>; icons: ReturnType<typeof shared17>; inputSchema: ReturnType<typeof shared34>; name: typeof Schema.String; outputSchema: Schema.optionalWith<ReturnType<typeof shared34>, { exact: true }>; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: Schema.optionalWith(ToolAnnotations(), { exact: true }), description: shared1(), execution: Schema.optionalWith(ToolExecution(), { exact: true }), icons: shared17(), inputSchema: shared34(), name: Schema.String, outputSchema: Schema.optionalWith(shared34(), { exact: true }), title: shared1() }))
 /** The `Tool` type. */
 export type Tool = ReturnType<typeof Tool>["Type"]
-const ToolChoice = lazily(() => Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) }))
+const ToolChoice: () => Schema.Struct<{ mode: Schema.optionalWith<Schema.Literal<["auto", "none", "required"]>, { exact: true }> }> = lazily(() => Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) }))
 /** The `ToolChoice` type. */
 export type ToolChoice = ReturnType<typeof ToolChoice>["Type"]
-const shared35 = lazily(() => Schema.Array(Tool()))
-const CreateMessageRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared4(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared15(), systemPrompt: shared1(), task: shared11(), temperature: shared26(), toolChoice: Schema.optionalWith(ToolChoice(), { exact: true }), tools: Schema.optionalWith(shared35(), { exact: true }) }))
+const shared35: () => Schema.Array$<ReturnType<typeof Tool>> = lazily(() => Schema.Array(Tool()))
+const CreateMessageRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; includeContext: Schema.optionalWith<Schema.Literal<["allServers", "none", "thisServer"]>, { exact: true }>; maxTokens: typeof Schema.Int; messages: Schema.Array$<ReturnType<typeof SamplingMessage>>; metadata: ReturnType<typeof shared4>; modelPreferences: Schema.optionalWith<ReturnType<typeof ModelPreferences>, { exact: true }>; stopSequences: ReturnType<typeof shared15>; systemPrompt: ReturnType<typeof shared1>; task: ReturnType<typeof shared11>; temperature: ReturnType<typeof shared26>; toolChoice: Schema.optionalWith<ReturnType<typeof ToolChoice>, { exact: true }>; tools: Schema.optionalWith<ReturnType<typeof shared35>, { exact: true }> }> = lazily(() => Schema.Struct({ _meta: shared10(), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared4(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared15(), systemPrompt: shared1(), task: shared11(), temperature: shared26(), toolChoice: Schema.optionalWith(ToolChoice(), { exact: true }), tools: Schema.optionalWith(shared35(), { exact: true }) }))
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = ReturnType<typeof CreateMessageRequestParams>["Type"]
-const CreateMessageRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
+const CreateMessageRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["sampling/createMessage"]>; params: ReturnType<typeof CreateMessageRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = ReturnType<typeof CreateMessageRequest>["Type"]
-const CreateTaskResult = lazily(() => Schema.Struct({ _meta: shared4(), task: Task() }))
+const CreateTaskResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; task: ReturnType<typeof Task> }> = lazily(() => Schema.Struct({ _meta: shared4(), task: Task() }))
 /** The `CreateTaskResult` type. */
 export type CreateTaskResult = ReturnType<typeof CreateTaskResult>["Type"]
-const Cursor = lazily(() => Schema.String)
+const Cursor: () => typeof Schema.String = lazily(() => Schema.String)
 /** The `Cursor` type. */
 export type Cursor = ReturnType<typeof Cursor>["Type"]
-const shared36 = lazily(() => Schema.Literal("string"))
-const LegacyTitledEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared14(), enumNames: shared15(), title: shared1(), type: shared36() }))
+const shared36: () => Schema.Literal<["string"]> = lazily(() => Schema.Literal("string"))
+const LegacyTitledEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared1>; description: ReturnType<typeof shared1>; enum: ReturnType<typeof shared14>; enumNames: ReturnType<typeof shared15>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared36> }> = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared14(), enumNames: shared15(), title: shared1(), type: shared36() }))
 /** The `LegacyTitledEnumSchema` type. */
 export type LegacyTitledEnumSchema = ReturnType<typeof LegacyTitledEnumSchema>["Type"]
-const NumberSchema = lazily(() => Schema.Struct({ default: shared26(), description: shared1(), maximum: shared26(), minimum: shared26(), title: shared1(), type: Schema.Literal("integer", "number") }))
+const NumberSchema: () => Schema.Struct<{ default: ReturnType<typeof shared26>; description: ReturnType<typeof shared1>; maximum: ReturnType<typeof shared26>; minimum: ReturnType<typeof shared26>; title: ReturnType<typeof shared1>; type: Schema.Literal<["integer", "number"]> }> = lazily(() => Schema.Struct({ default: shared26(), description: shared1(), maximum: shared26(), minimum: shared26(), title: shared1(), type: Schema.Literal("integer", "number") }))
 /** The `NumberSchema` type. */
 export type NumberSchema = ReturnType<typeof NumberSchema>["Type"]
-const StringSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared7(), minLength: shared7(), title: shared1(), type: shared36() }))
+const StringSchema: () => Schema.Struct<{ default: ReturnType<typeof shared1>; description: ReturnType<typeof shared1>; format: Schema.optionalWith<Schema.Literal<["date", "date-time", "email", "uri"]>, { exact: true }>; maxLength: ReturnType<typeof shared7>; minLength: ReturnType<typeof shared7>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared36> }> = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared7(), minLength: shared7(), title: shared1(), type: shared36() }))
 /** The `StringSchema` type. */
 export type StringSchema = ReturnType<typeof StringSchema>["Type"]
-const shared37 = lazily(() => Schema.Struct({ const: Schema.String, title: Schema.String }))
-const shared38 = lazily(() => Schema.Array(shared37()))
-const shared39 = lazily(() => Schema.Literal("array"))
-const TitledMultiSelectEnumSchema = lazily(() => Schema.Struct({ default: shared15(), description: shared1(), items: Schema.Struct({ anyOf: shared38() }), maxItems: shared7(), minItems: shared7(), title: shared1(), type: shared39() }))
+const shared37: () => Schema.Struct<{ const: typeof Schema.String; title: typeof Schema.String }> = lazily(() => Schema.Struct({ const: Schema.String, title: Schema.String }))
+const shared38: () => Schema.Array$<ReturnType<typeof shared37>> = lazily(() => Schema.Array(shared37()))
+const shared39: () => Schema.Literal<["array"]> = lazily(() => Schema.Literal("array"))
+const TitledMultiSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared15>; description: ReturnType<typeof shared1>; items: Schema.Struct<{ anyOf: ReturnType<typeof shared38> }>; maxItems: ReturnType<typeof shared7>; minItems: ReturnType<typeof shared7>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared39> }> = lazily(() => Schema.Struct({ default: shared15(), description: shared1(), items: Schema.Struct({ anyOf: shared38() }), maxItems: shared7(), minItems: shared7(), title: shared1(), type: shared39() }))
 /** The `TitledMultiSelectEnumSchema` type. */
 export type TitledMultiSelectEnumSchema = ReturnType<typeof TitledMultiSelectEnumSchema>["Type"]
-const TitledSingleSelectEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), oneOf: shared38(), title: shared1(), type: shared36() }))
+const TitledSingleSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared1>; description: ReturnType<typeof shared1>; oneOf: ReturnType<typeof shared38>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared36> }> = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), oneOf: shared38(), title: shared1(), type: shared36() }))
 /** The `TitledSingleSelectEnumSchema` type. */
 export type TitledSingleSelectEnumSchema = ReturnType<typeof TitledSingleSelectEnumSchema>["Type"]
-const UntitledMultiSelectEnumSchema = lazily(() => Schema.Struct({ default: shared15(), description: shared1(), items: Schema.Struct({ enum: shared14(), type: shared36() }), maxItems: shared7(), minItems: shared7(), title: shared1(), type: shared39() }))
+const UntitledMultiSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared15>; description: ReturnType<typeof shared1>; items: Schema.Struct<{ enum: ReturnType<typeof shared14>; type: ReturnType<typeof shared36> }>; maxItems: ReturnType<typeof shared7>; minItems: ReturnType<typeof shared7>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared39> }> = lazily(() => Schema.Struct({ default: shared15(), description: shared1(), items: Schema.Struct({ enum: shared14(), type: shared36() }), maxItems: shared7(), minItems: shared7(), title: shared1(), type: shared39() }))
 /** The `UntitledMultiSelectEnumSchema` type. */
 export type UntitledMultiSelectEnumSchema = ReturnType<typeof UntitledMultiSelectEnumSchema>["Type"]
-const UntitledSingleSelectEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared14(), title: shared1(), type: shared36() }))
+const UntitledSingleSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared1>; description: ReturnType<typeof shared1>; enum: ReturnType<typeof shared14>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared36> }> = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared14(), title: shared1(), type: shared36() }))
 /** The `UntitledSingleSelectEnumSchema` type. */
 export type UntitledSingleSelectEnumSchema = ReturnType<typeof UntitledSingleSelectEnumSchema>["Type"]
-const PrimitiveSchemaDefinition = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema(), StringSchema(), NumberSchema(), BooleanSchema()))
+const PrimitiveSchemaDefinition: () => Schema.Union<[ReturnType<typeof UntitledSingleSelectEnumSchema>, ReturnType<typeof TitledSingleSelectEnumSchema>, ReturnType<typeof UntitledMultiSelectEnumSchema>, ReturnType<typeof TitledMultiSelectEnumSchema>, ReturnType<typeof LegacyTitledEnumSchema>, ReturnType<typeof StringSchema>, ReturnType<typeof NumberSchema>, ReturnType<typeof BooleanSchema>]> = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema(), StringSchema(), NumberSchema(), BooleanSchema()))
 /** The `PrimitiveSchemaDefinition` type. */
 export type PrimitiveSchemaDefinition = ReturnType<typeof PrimitiveSchemaDefinition>["Type"]
-const ElicitRequestFormParams = lazily(() => Schema.Struct({ _meta: shared10(), message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared1(), properties: Formats.OpenObject(PrimitiveSchemaDefinition()), required: shared15(), type: shared33() }), task: shared11() }))
+const ElicitRequestFormParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; message: typeof Schema.String; mode: Schema.optionalWith<Schema.Literal<["form"]>, { exact: true }>; requestedSchema: Schema.Struct<{ $schema: ReturnType<typeof shared1>; properties: Schema.Record$<Schema.SchemaClass<string>, ReturnType<typeof PrimitiveSchemaDefinition>>; required: ReturnType<typeof shared15>; type: ReturnType<typeof shared33> }>; task: ReturnType<typeof shared11> }> = lazily(() => Schema.Struct({ _meta: shared10(), message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared1(), properties: Formats.OpenObject(PrimitiveSchemaDefinition()), required: shared15(), type: shared33() }), task: shared11() }))
 /** The `ElicitRequestFormParams` type. */
 export type ElicitRequestFormParams = ReturnType<typeof ElicitRequestFormParams>["Type"]
-const ElicitRequestURLParams = lazily(() => Schema.Struct({ _meta: shared10(), elicitationId: Schema.String, message: Schema.String, mode: Schema.Literal("url"), task: shared11(), url: Formats.Uri }))
+const ElicitRequestURLParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; elicitationId: typeof Schema.String; message: typeof Schema.String; mode: Schema.Literal<["url"]>; task: ReturnType<typeof shared11>; url: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared10(), elicitationId: Schema.String, message: Schema.String, mode: Schema.Literal("url"), task: shared11(), url: Formats.Uri }))
 /** The `ElicitRequestURLParams` type. */
 export type ElicitRequestURLParams = ReturnType<typeof ElicitRequestURLParams>["Type"]
-const ElicitRequestParams = lazily(() => Schema.Union(ElicitRequestURLParams(), ElicitRequestFormParams()))
+const ElicitRequestParams: () => Schema.Union<[ReturnType<typeof ElicitRequestURLParams>, ReturnType<typeof ElicitRequestFormParams>]> = lazily(() => Schema.Union(ElicitRequestURLParams(), ElicitRequestFormParams()))
 /** The `ElicitRequestParams` type. */
 export type ElicitRequestParams = ReturnType<typeof ElicitRequestParams>["Type"]
-const ElicitRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("elicitation/create"), params: ElicitRequestParams() }))
+const ElicitRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["elicitation/create"]>; params: ReturnType<typeof ElicitRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("elicitation/create"), params: ElicitRequestParams() }))
 /** The `ElicitRequest` type. */
 export type ElicitRequest = ReturnType<typeof ElicitRequest>["Type"]
-const ElicitationCompleteNotificationParams = lazily(() => Schema.Struct({ elicitationId: Schema.String }))
+const ElicitationCompleteNotificationParams: () => Schema.Struct<{ elicitationId: typeof Schema.String }> = lazily(() => Schema.Struct({ elicitationId: Schema.String }))
 /** The `ElicitationCompleteNotificationParams` type. */
 export type ElicitationCompleteNotificationParams = ReturnType<typeof ElicitationCompleteNotificationParams>["Type"]
-const ElicitationCompleteNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/elicitation/complete"), params: ElicitationCompleteNotificationParams() }))
+const ElicitationCompleteNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["notifications/elicitation/complete"]>; params: ReturnType<typeof ElicitationCompleteNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/elicitation/complete"), params: ElicitationCompleteNotificationParams() }))
 /** The `ElicitationCompleteNotification` type. */
 export type ElicitationCompleteNotification = ReturnType<typeof ElicitationCompleteNotification>["Type"]
-const EmptyResult = lazily(() => Result())
+const EmptyResult: () => ReturnType<typeof Result> = lazily(() => Result())
 /** The `EmptyResult` type. */
 export type EmptyResult = ReturnType<typeof EmptyResult>["Type"]
-const EnumSchema = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema()))
+const EnumSchema: () => Schema.Union<[ReturnType<typeof UntitledSingleSelectEnumSchema>, ReturnType<typeof TitledSingleSelectEnumSchema>, ReturnType<typeof UntitledMultiSelectEnumSchema>, ReturnType<typeof TitledMultiSelectEnumSchema>, ReturnType<typeof LegacyTitledEnumSchema>]> = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema()))
 /** The `EnumSchema` type. */
 export type EnumSchema = ReturnType<typeof EnumSchema>["Type"]
-const Error = lazily(() => Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }))
+const Error: () => Schema.Struct<{ code: typeof Schema.Int; data: Schema.optionalWith<Schema.SchemaClass<unknown>, { exact: true }>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Int, data: Schema.optionalWith(Formats.AnyJson, { exact: true }), message: Schema.String }))
 /** The `Error` type. */
 export type Error = ReturnType<typeof Error>["Type"]
-const PromptMessage = lazily(() => Schema.Struct({ content: ContentBlock(), role: Role() }))
+const PromptMessage: () => Schema.Struct<{ content: ReturnType<typeof ContentBlock>; role: ReturnType<typeof Role> }> = lazily(() => Schema.Struct({ content: ContentBlock(), role: Role() }))
 /** The `PromptMessage` type. */
 export type PromptMessage = ReturnType<typeof PromptMessage>["Type"]
-const GetPromptResult = lazily(() => Schema.Struct({ _meta: shared4(), description: shared1(), messages: Schema.Array(PromptMessage()), resultType: Formats.Foreign }))
+const GetPromptResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; description: ReturnType<typeof shared1>; messages: Schema.Array$<ReturnType<typeof PromptMessage>>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), description: shared1(), messages: Schema.Array(PromptMessage()), resultType: Formats.Foreign }))
 /** The `GetPromptResult` type. */
 export type GetPromptResult = ReturnType<typeof GetPromptResult>["Type"]
-const Icons = lazily(() => Schema.Struct({ icons: shared17() }))
+const Icons: () => Schema.Struct<{ icons: ReturnType<typeof shared17> }> = lazily(() => Schema.Struct({ icons: shared17() }))
 /** The `Icons` type. */
 export type Icons = ReturnType<typeof Icons>["Type"]
-const ServerCapabilities = lazily(() => Schema.Struct({ completions: shared4(), experimental: shared22(), logging: shared4(), prompts: shared24(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6(), subscribe: shared6() }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared4(), list: shared4(), requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: shared4() }), { exact: true }) }), { exact: true }) }), { exact: true }), tools: shared24(), extensions: Formats.Foreign }))
+const ServerCapabilities: () => Schema.Struct<{ completions: ReturnType<typeof shared4>; experimental: ReturnType<typeof shared22>; logging: ReturnType<typeof shared4>; prompts: ReturnType<typeof shared24>; resources: Schema.optionalWith<Schema.Struct<{ listChanged: ReturnType<typeof shared6>; subscribe: ReturnType<typeof shared6> }>, { exact: true }>; tasks: Schema.optionalWith<Schema.Struct<{ cancel: ReturnType<typeof shared4>; list: ReturnType<typeof shared4>; requests: Schema.optionalWith<Schema.Struct<{ tools: Schema.optionalWith<Schema.Struct<{ call: ReturnType<typeof shared4> }>, { exact: true }> }>, { exact: true }> }>, { exact: true }>; tools: ReturnType<typeof shared24>; extensions: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ completions: shared4(), experimental: shared22(), logging: shared4(), prompts: shared24(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6(), subscribe: shared6() }), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared4(), list: shared4(), requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: shared4() }), { exact: true }) }), { exact: true }) }), { exact: true }), tools: shared24(), extensions: Formats.Foreign }))
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = ReturnType<typeof ServerCapabilities>["Type"]
-const InitializeResult = lazily(() => Schema.Struct({ _meta: shared4(), capabilities: ServerCapabilities(), instructions: shared1(), protocolVersion: Schema.String, serverInfo: Implementation() }))
+const InitializeResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; capabilities: ReturnType<typeof ServerCapabilities>; instructions: ReturnType<typeof shared1>; protocolVersion: typeof Schema.String; serverInfo: ReturnType<typeof Implementation> }> = lazily(() => Schema.Struct({ _meta: shared4(), capabilities: ServerCapabilities(), instructions: shared1(), protocolVersion: Schema.String, serverInfo: Implementation() }))
 /** The `InitializeResult` type. */
 export type InitializeResult = ReturnType<typeof InitializeResult>["Type"]
-const JSONRPCErrorResponse = lazily(() => Schema.Struct({ error: Error(), id: shared20(), jsonrpc: shared12() }))
+const JSONRPCErrorResponse: () => Schema.Struct<{ error: ReturnType<typeof Error>; id: ReturnType<typeof shared20>; jsonrpc: ReturnType<typeof shared12> }> = lazily(() => Schema.Struct({ error: Error(), id: shared20(), jsonrpc: shared12() }))
 /** The `JSONRPCErrorResponse` type. */
 export type JSONRPCErrorResponse = ReturnType<typeof JSONRPCErrorResponse>["Type"]
-const JSONRPCNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.String, params: shared4() }))
+const JSONRPCNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: typeof Schema.String; params: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.String, params: shared4() }))
 /** The `JSONRPCNotification` type. */
 export type JSONRPCNotification = ReturnType<typeof JSONRPCNotification>["Type"]
-const JSONRPCRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.String, params: shared4() }))
+const JSONRPCRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: typeof Schema.String; params: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.String, params: shared4() }))
 /** The `JSONRPCRequest` type. */
 export type JSONRPCRequest = ReturnType<typeof JSONRPCRequest>["Type"]
-const JSONRPCResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), result: Result() }))
+const JSONRPCResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; result: ReturnType<typeof Result> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), result: Result() }))
 /** The `JSONRPCResultResponse` type. */
 export type JSONRPCResultResponse = ReturnType<typeof JSONRPCResultResponse>["Type"]
-const JSONRPCMessage = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResultResponse(), JSONRPCNotification(), JSONRPCErrorResponse()))
+const JSONRPCMessage: () => Schema.Union<[ReturnType<typeof JSONRPCRequest>, ReturnType<typeof JSONRPCResultResponse>, ReturnType<typeof JSONRPCNotification>, ReturnType<typeof JSONRPCErrorResponse>]> = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResultResponse(), JSONRPCNotification(), JSONRPCErrorResponse()))
 /** The `JSONRPCMessage` type. */
 export type JSONRPCMessage = ReturnType<typeof JSONRPCMessage>["Type"]
-const JSONRPCResponse = lazily(() => Schema.Union(JSONRPCResultResponse(), JSONRPCErrorResponse()))
+const JSONRPCResponse: () => Schema.Union<[ReturnType<typeof JSONRPCResultResponse>, ReturnType<typeof JSONRPCErrorResponse>]> = lazily(() => Schema.Union(JSONRPCResultResponse(), JSONRPCErrorResponse()))
 /** The `JSONRPCResponse` type. */
 export type JSONRPCResponse = ReturnType<typeof JSONRPCResponse>["Type"]
-const PromptArgument = lazily(() => Schema.Struct({ description: shared1(), name: Schema.String, required: shared6(), title: shared1() }))
+const PromptArgument: () => Schema.Struct<{ description: ReturnType<typeof shared1>; name: typeof Schema.String; required: ReturnType<typeof shared6>; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ description: shared1(), name: Schema.String, required: shared6(), title: shared1() }))
 /** The `PromptArgument` type. */
 export type PromptArgument = ReturnType<typeof PromptArgument>["Type"]
-const Prompt = lazily(() => Schema.Struct({ _meta: shared4(), arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared1(), icons: shared17(), name: Schema.String, title: shared1() }))
+const Prompt: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; arguments: Schema.optionalWith<Schema.Array$<ReturnType<typeof PromptArgument>>, { exact: true }>; description: ReturnType<typeof shared1>; icons: ReturnType<typeof shared17>; name: typeof Schema.String; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared4(), arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared1(), icons: shared17(), name: Schema.String, title: shared1() }))
 /** The `Prompt` type. */
 export type Prompt = ReturnType<typeof Prompt>["Type"]
-const ListPromptsResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), prompts: Schema.Array(Prompt()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListPromptsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; nextCursor: ReturnType<typeof shared1>; prompts: Schema.Array$<ReturnType<typeof Prompt>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), prompts: Schema.Array(Prompt()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = ReturnType<typeof ListPromptsResult>["Type"]
-const ResourceTemplate = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared17(), mimeType: shared1(), name: Schema.String, title: shared1(), uriTemplate: Formats.UriTemplate }))
+const ResourceTemplate: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; description: ReturnType<typeof shared1>; icons: ReturnType<typeof shared17>; mimeType: ReturnType<typeof shared1>; name: typeof Schema.String; title: ReturnType<typeof shared1>; uriTemplate: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared17(), mimeType: shared1(), name: Schema.String, title: shared1(), uriTemplate: Formats.UriTemplate }))
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = ReturnType<typeof ResourceTemplate>["Type"]
-const ListResourceTemplatesResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resourceTemplates: Schema.Array(ResourceTemplate()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListResourceTemplatesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; nextCursor: ReturnType<typeof shared1>; resourceTemplates: Schema.Array$<ReturnType<typeof ResourceTemplate>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resourceTemplates: Schema.Array(ResourceTemplate()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = ReturnType<typeof ListResourceTemplatesResult>["Type"]
-const Resource = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared17(), mimeType: shared1(), name: Schema.String, size: shared7(), title: shared1(), uri: Formats.Uri }))
+const Resource: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; description: ReturnType<typeof shared1>; icons: ReturnType<typeof shared17>; mimeType: ReturnType<typeof shared1>; name: typeof Schema.String; size: ReturnType<typeof shared7>; title: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared17(), mimeType: shared1(), name: Schema.String, size: shared7(), title: shared1(), uri: Formats.Uri }))
 /** The `Resource` type. */
 export type Resource = ReturnType<typeof Resource>["Type"]
-const ListResourcesResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resources: Schema.Array(Resource()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListResourcesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; nextCursor: ReturnType<typeof shared1>; resources: Schema.Array$<ReturnType<typeof Resource>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resources: Schema.Array(Resource()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = ReturnType<typeof ListResourcesResult>["Type"]
-const ListRootsRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("roots/list"), params: shared30() }))
+const ListRootsRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["roots/list"]>; params: ReturnType<typeof shared30> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.Literal("roots/list"), params: shared30() }))
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = ReturnType<typeof ListRootsRequest>["Type"]
-const ListToolsResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), tools: shared35(), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ListToolsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; nextCursor: ReturnType<typeof shared1>; tools: ReturnType<typeof shared35>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), tools: shared35(), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ListToolsResult` type. */
 export type ListToolsResult = ReturnType<typeof ListToolsResult>["Type"]
-const LoggingMessageNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared1() }))
+const LoggingMessageNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; data: Schema.SchemaClass<unknown>; level: ReturnType<typeof LoggingLevel>; logger: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared4(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared1() }))
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = ReturnType<typeof LoggingMessageNotificationParams>["Type"]
-const LoggingMessageNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
+const LoggingMessageNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["notifications/message"]>; params: ReturnType<typeof LoggingMessageNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = ReturnType<typeof LoggingMessageNotification>["Type"]
-const MultiSelectEnumSchema = lazily(() => Schema.Union(UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema()))
+const MultiSelectEnumSchema: () => Schema.Union<[ReturnType<typeof UntitledMultiSelectEnumSchema>, ReturnType<typeof TitledMultiSelectEnumSchema>]> = lazily(() => Schema.Union(UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema()))
 /** The `MultiSelectEnumSchema` type. */
 export type MultiSelectEnumSchema = ReturnType<typeof MultiSelectEnumSchema>["Type"]
-const Notification = lazily(() => Schema.Struct({ method: Schema.String, params: shared4() }))
+const Notification: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared4() }))
 /** The `Notification` type. */
 export type Notification = ReturnType<typeof Notification>["Type"]
-const PaginatedRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.String, params: shared29() }))
+const PaginatedRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared12>; method: typeof Schema.String; params: ReturnType<typeof shared29> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared12(), method: Schema.String, params: shared29() }))
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = ReturnType<typeof PaginatedRequest>["Type"]
-const PaginatedResult = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resultType: Formats.Foreign }))
+const PaginatedResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; nextCursor: ReturnType<typeof shared1>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), nextCursor: shared1(), resultType: Formats.Foreign }))
 /** The `PaginatedResult` type. */
 export type PaginatedResult = ReturnType<typeof PaginatedResult>["Type"]
-const PromptListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/prompts/list_changed"), params: shared25() }))
+const PromptListChangedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["notifications/prompts/list_changed"]>; params: ReturnType<typeof shared25> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/prompts/list_changed"), params: shared25() }))
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = ReturnType<typeof PromptListChangedNotification>["Type"]
-const ReadResourceResult = lazily(() => Schema.Struct({ _meta: shared4(), contents: Schema.Array(shared13()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
+const ReadResourceResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; contents: Schema.Array$<ReturnType<typeof shared13>>; cacheScope: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; resultType: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; ttlMs: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), contents: Schema.Array(shared13()), cacheScope: Formats.Foreign, resultType: Formats.Foreign, ttlMs: Formats.Foreign }))
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = ReturnType<typeof ReadResourceResult>["Type"]
-const RelatedTaskMetadata = lazily(() => Schema.Struct({ taskId: Schema.String }))
+const RelatedTaskMetadata: () => Schema.Struct<{ taskId: typeof Schema.String }> = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `RelatedTaskMetadata` type. */
 export type RelatedTaskMetadata = ReturnType<typeof RelatedTaskMetadata>["Type"]
-const Request = lazily(() => Schema.Struct({ method: Schema.String, params: shared4() }))
+const Request: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared4() }))
 /** The `Request` type. */
 export type Request = ReturnType<typeof Request>["Type"]
-const ResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), uri: Formats.Uri }))
+const ResourceContents: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; mimeType: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), uri: Formats.Uri }))
 /** The `ResourceContents` type. */
 export type ResourceContents = ReturnType<typeof ResourceContents>["Type"]
-const ResourceListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/resources/list_changed"), params: shared25() }))
+const ResourceListChangedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["notifications/resources/list_changed"]>; params: ReturnType<typeof shared25> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/resources/list_changed"), params: shared25() }))
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = ReturnType<typeof ResourceListChangedNotification>["Type"]
-const ResourceRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
+const ResourceRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared10(), uri: Formats.Uri }))
 /** The `ResourceRequestParams` type. */
 export type ResourceRequestParams = ReturnType<typeof ResourceRequestParams>["Type"]
-const ResourceUpdatedNotificationParams = lazily(() => Schema.Struct({ _meta: shared4(), uri: Formats.Uri }))
+const ResourceUpdatedNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), uri: Formats.Uri }))
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = ReturnType<typeof ResourceUpdatedNotificationParams>["Type"]
-const ResourceUpdatedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
+const ResourceUpdatedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["notifications/resources/updated"]>; params: ReturnType<typeof ResourceUpdatedNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = ReturnType<typeof ResourceUpdatedNotification>["Type"]
-const ToolListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/tools/list_changed"), params: shared25() }))
+const ToolListChangedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared12>; method: Schema.Literal<["notifications/tools/list_changed"]>; params: ReturnType<typeof shared25> }> = lazily(() => Schema.Struct({ jsonrpc: shared12(), method: Schema.Literal("notifications/tools/list_changed"), params: shared25() }))
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = ReturnType<typeof ToolListChangedNotification>["Type"]
-const ServerNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), ResourceUpdatedNotification(), TaskStatusNotification(), LoggingMessageNotification(), ElicitationCompleteNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
+const ServerNotification: () => Schema.Union<[ReturnType<typeof CancelledNotification>, ReturnType<typeof ProgressNotification>, ReturnType<typeof ResourceUpdatedNotification>, ReturnType<typeof TaskStatusNotification>, ReturnType<typeof LoggingMessageNotification>, ReturnType<typeof ElicitationCompleteNotification>, ReturnType<typeof ResourceListChangedNotification>, ReturnType<typeof PromptListChangedNotification>, ReturnType<typeof ToolListChangedNotification>]> = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), ResourceUpdatedNotification(), TaskStatusNotification(), LoggingMessageNotification(), ElicitationCompleteNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
 /** The `ServerNotification` type. */
 export type ServerNotification = ReturnType<typeof ServerNotification>["Type"]
-const ServerRequest = lazily(() => Schema.Union(GetTaskRequest(), GetTaskPayloadRequest(), CancelTaskRequest(), CreateMessageRequest(), ElicitRequest(), PingRequest(), ListTasksRequest(), ListRootsRequest()))
+const ServerRequest: () => Schema.Union<[ReturnType<typeof GetTaskRequest>, ReturnType<typeof GetTaskPayloadRequest>, ReturnType<typeof CancelTaskRequest>, ReturnType<typeof CreateMessageRequest>, ReturnType<typeof ElicitRequest>, ReturnType<typeof PingRequest>, ReturnType<typeof ListTasksRequest>, ReturnType<typeof ListRootsRequest>]> = lazily(() => Schema.Union(GetTaskRequest(), GetTaskPayloadRequest(), CancelTaskRequest(), CreateMessageRequest(), ElicitRequest(), PingRequest(), ListTasksRequest(), ListRootsRequest()))
 /** The `ServerRequest` type. */
 export type ServerRequest = ReturnType<typeof ServerRequest>["Type"]
-const ServerResult = lazily(() => Schema.Union(GetTaskResult(), CancelTaskResult(), InitializeResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), GetPromptResult(), ListToolsResult(), CallToolResult(), ListTasksResult(), CompleteResult(), Result(), GetTaskPayloadResult()))
+const ServerResult: () => Schema.Union<[ReturnType<typeof GetTaskResult>, ReturnType<typeof CancelTaskResult>, ReturnType<typeof InitializeResult>, ReturnType<typeof ListResourcesResult>, ReturnType<typeof ListResourceTemplatesResult>, ReturnType<typeof ReadResourceResult>, ReturnType<typeof ListPromptsResult>, ReturnType<typeof GetPromptResult>, ReturnType<typeof ListToolsResult>, ReturnType<typeof CallToolResult>, ReturnType<typeof ListTasksResult>, ReturnType<typeof CompleteResult>, ReturnType<typeof Result>, ReturnType<typeof GetTaskPayloadResult>]> = lazily(() => Schema.Union(GetTaskResult(), CancelTaskResult(), InitializeResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), GetPromptResult(), ListToolsResult(), CallToolResult(), ListTasksResult(), CompleteResult(), Result(), GetTaskPayloadResult()))
 /** The `ServerResult` type. */
 export type ServerResult = ReturnType<typeof ServerResult>["Type"]
-const SingleSelectEnumSchema = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema()))
+const SingleSelectEnumSchema: () => Schema.Union<[ReturnType<typeof UntitledSingleSelectEnumSchema>, ReturnType<typeof TitledSingleSelectEnumSchema>]> = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema()))
 /** The `SingleSelectEnumSchema` type. */
 export type SingleSelectEnumSchema = ReturnType<typeof SingleSelectEnumSchema>["Type"]
-const TaskAugmentedRequestParams = lazily(() => Schema.Struct({ _meta: shared10(), task: shared11() }))
+const TaskAugmentedRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared10>; task: ReturnType<typeof shared11> }> = lazily(() => Schema.Struct({ _meta: shared10(), task: shared11() }))
 /** The `TaskAugmentedRequestParams` type. */
 export type TaskAugmentedRequestParams = ReturnType<typeof TaskAugmentedRequestParams>["Type"]
-const URLElicitationRequiredError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32042), data: Schema.Struct({ elicitations: Schema.Array(ElicitRequestURLParams()) }, Formats.AnyJsonRecord), message: Schema.String }), id: shared20(), jsonrpc: shared12() }))
+const URLElicitationRequiredError: () => Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32042]>; data: Schema.TypeLiteral<{ elicitations: Schema.Array$<ReturnType<typeof ElicitRequestURLParams>> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>; message: typeof Schema.String }>; id: ReturnType<typeof shared20>; jsonrpc: ReturnType<typeof shared12> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32042), data: Schema.Struct({ elicitations: Schema.Array(ElicitRequestURLParams()) }, Formats.AnyJsonRecord), message: Schema.String }), id: shared20(), jsonrpc: shared12() }))
 /** The `URLElicitationRequiredError` type. */
 export type URLElicitationRequiredError = ReturnType<typeof URLElicitationRequiredError>["Type"]
 

@@ -8,504 +8,504 @@ import * as Formats from "../internal/formats.js"
 import { lazily } from "../internal/lazily.js"
 import * as Json from "../Json.js"
 
-const Role = lazily(() => Schema.Literal("assistant", "user"))
+const Role: () => Schema.Literal<["assistant", "user"]> = lazily(() => Schema.Literal("assistant", "user"))
 /** The `Role` type. */
 export type Role = ReturnType<typeof Role>["Type"]
-const shared1 = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
-const shared2 = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
-const shared3 = lazily(() => Schema.optionalWith(shared2(), { exact: true }))
-const Annotations = lazily(() => Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role()), { exact: true }), lastModified: shared1(), priority: shared3() }))
+const shared1: () => Schema.optionalWith<typeof Schema.String, { exact: true }> = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
+const shared2: () => Schema.filter<Schema.filter<Schema.SchemaClass<number>>> = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
+const shared3: () => Schema.optionalWith<ReturnType<typeof shared2>, { exact: true }> = lazily(() => Schema.optionalWith(shared2(), { exact: true }))
+const Annotations: () => Schema.Struct<{ audience: Schema.optionalWith<Schema.Array$<ReturnType<typeof Role>>, { exact: true }>; lastModified: ReturnType<typeof shared1>; priority: ReturnType<typeof shared3> }> = lazily(() => Schema.Struct({ audience: Schema.optionalWith(Schema.Array(Role()), { exact: true }), lastModified: shared1(), priority: shared3() }))
 /** The `Annotations` type. */
 export type Annotations = ReturnType<typeof Annotations>["Type"]
-const MetaObject = lazily(() => Formats.OpenAnyJson)
+const MetaObject: () => Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>> = lazily(() => Formats.OpenAnyJson)
 /** The `MetaObject` type. */
 export type MetaObject = ReturnType<typeof MetaObject>["Type"]
-const shared4 = lazily(() => Schema.optionalWith(MetaObject(), { exact: true }))
-const shared5 = lazily(() => Schema.optionalWith(Annotations(), { exact: true }))
-const AudioContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") }))
+const shared4: () => Schema.optionalWith<ReturnType<typeof MetaObject>, { exact: true }> = lazily(() => Schema.optionalWith(MetaObject(), { exact: true }))
+const shared5: () => Schema.optionalWith<ReturnType<typeof Annotations>, { exact: true }> = lazily(() => Schema.optionalWith(Annotations(), { exact: true }))
+const AudioContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["audio"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio") }))
 /** The `AudioContent` type. */
 export type AudioContent = ReturnType<typeof AudioContent>["Type"]
-const BaseMetadata = lazily(() => Schema.Struct({ name: Schema.String, title: shared1() }))
+const BaseMetadata: () => Schema.Struct<{ name: typeof Schema.String; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ name: Schema.String, title: shared1() }))
 /** The `BaseMetadata` type. */
 export type BaseMetadata = ReturnType<typeof BaseMetadata>["Type"]
-const BlobResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), blob: Formats.Base64, mimeType: shared1(), uri: Formats.Uri }))
+const BlobResourceContents: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; blob: Schema.SchemaClass<string>; mimeType: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), blob: Formats.Base64, mimeType: shared1(), uri: Formats.Uri }))
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = ReturnType<typeof BlobResourceContents>["Type"]
-const shared6 = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
-const BooleanSchema = lazily(() => Schema.Struct({ default: shared6(), description: shared1(), title: shared1(), type: Schema.Literal("boolean") }))
+const shared6: () => Schema.optionalWith<typeof Schema.Boolean, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
+const BooleanSchema: () => Schema.Struct<{ default: ReturnType<typeof shared6>; description: ReturnType<typeof shared1>; title: ReturnType<typeof shared1>; type: Schema.Literal<["boolean"]> }> = lazily(() => Schema.Struct({ default: shared6(), description: shared1(), title: shared1(), type: Schema.Literal("boolean") }))
 /** The `BooleanSchema` type. */
 export type BooleanSchema = ReturnType<typeof BooleanSchema>["Type"]
-const shared7 = lazily(() => Schema.Array(Schema.String))
-const shared8 = lazily(() => Schema.optionalWith(shared7(), { exact: true }))
-const Icon = lazily(() => Schema.Struct({ mimeType: shared1(), sizes: shared8(), src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) }))
+const shared7: () => Schema.Array$<typeof Schema.String> = lazily(() => Schema.Array(Schema.String))
+const shared8: () => Schema.optionalWith<ReturnType<typeof shared7>, { exact: true }> = lazily(() => Schema.optionalWith(shared7(), { exact: true }))
+const Icon: () => Schema.Struct<{ mimeType: ReturnType<typeof shared1>; sizes: ReturnType<typeof shared8>; src: Schema.SchemaClass<string>; theme: Schema.optionalWith<Schema.Literal<["dark", "light"]>, { exact: true }> }> = lazily(() => Schema.Struct({ mimeType: shared1(), sizes: shared8(), src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) }))
 /** The `Icon` type. */
 export type Icon = ReturnType<typeof Icon>["Type"]
-const shared9 = lazily(() => Schema.Array(Icon()))
-const shared10 = lazily(() => Schema.optionalWith(shared9(), { exact: true }))
-const Implementation = lazily(() => Schema.Struct({ description: shared1(), icons: shared10(), name: Schema.String, title: shared1(), version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) }))
+const shared9: () => Schema.Array$<ReturnType<typeof Icon>> = lazily(() => Schema.Array(Icon()))
+const shared10: () => Schema.optionalWith<ReturnType<typeof shared9>, { exact: true }> = lazily(() => Schema.optionalWith(shared9(), { exact: true }))
+const Implementation: () => Schema.Struct<{ description: ReturnType<typeof shared1>; icons: ReturnType<typeof shared10>; name: typeof Schema.String; title: ReturnType<typeof shared1>; version: typeof Schema.String; websiteUrl: Schema.optionalWith<Schema.SchemaClass<string>, { exact: true }> }> = lazily(() => Schema.Struct({ description: shared1(), icons: shared10(), name: Schema.String, title: shared1(), version: Schema.String, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) }))
 /** The `Implementation` type. */
 export type Implementation = ReturnType<typeof Implementation>["Type"]
-const shared11 = lazily(() => Schema.optionalWith(Implementation(), { exact: true }))
-const ResultMetaObject = lazily(() => Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared11() }, Formats.AnyJsonRecord))
+const shared11: () => Schema.optionalWith<ReturnType<typeof Implementation>, { exact: true }> = lazily(() => Schema.optionalWith(Implementation(), { exact: true }))
+const ResultMetaObject: () => Schema.TypeLiteral<{ "io.modelcontextprotocol/serverInfo": ReturnType<typeof shared11> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared11() }, Formats.AnyJsonRecord))
 /** The `ResultMetaObject` type. */
 export type ResultMetaObject = ReturnType<typeof ResultMetaObject>["Type"]
-const shared12 = lazily(() => Schema.optionalWith(ResultMetaObject(), { exact: true }))
-const shared13 = lazily(() => Schema.Literal("private", "public"))
-const shared14 = lazily(() => Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)))
-const CacheableResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), resultType: Schema.String, ttlMs: shared14() }))
+const shared12: () => Schema.optionalWith<ReturnType<typeof ResultMetaObject>, { exact: true }> = lazily(() => Schema.optionalWith(ResultMetaObject(), { exact: true }))
+const shared13: () => Schema.Literal<["private", "public"]> = lazily(() => Schema.Literal("private", "public"))
+const shared14: () => Schema.filter<typeof Schema.Int> = lazily(() => Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)))
+const CacheableResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; cacheScope: ReturnType<typeof shared13>; resultType: typeof Schema.String; ttlMs: ReturnType<typeof shared14> }> = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), resultType: Schema.String, ttlMs: shared14() }))
 /** The `CacheableResult` type. */
 export type CacheableResult = ReturnType<typeof CacheableResult>["Type"]
-const ImageContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") }))
+const ImageContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["image"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image") }))
 /** The `ImageContent` type. */
 export type ImageContent = ReturnType<typeof ImageContent>["Type"]
-const TextContent = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), text: Schema.String, type: Schema.Literal("text") }))
+const TextContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; text: typeof Schema.String; type: Schema.Literal<["text"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), text: Schema.String, type: Schema.Literal("text") }))
 /** The `TextContent` type. */
 export type TextContent = ReturnType<typeof TextContent>["Type"]
-const TextResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), text: Schema.String, uri: Formats.Uri }))
+const TextResourceContents: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; mimeType: ReturnType<typeof shared1>; text: typeof Schema.String; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), text: Schema.String, uri: Formats.Uri }))
 /** The `TextResourceContents` type. */
 export type TextResourceContents = ReturnType<typeof TextResourceContents>["Type"]
-const shared15 = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
-const EmbeddedResource = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), resource: shared15(), type: Schema.Literal("resource") }))
+const shared15: () => Schema.Union<[ReturnType<typeof TextResourceContents>, ReturnType<typeof BlobResourceContents>]> = lazily(() => Schema.Union(TextResourceContents(), BlobResourceContents()))
+const EmbeddedResource: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; resource: ReturnType<typeof shared15>; type: Schema.Literal<["resource"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), resource: shared15(), type: Schema.Literal("resource") }))
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = ReturnType<typeof EmbeddedResource>["Type"]
-const shared16 = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
-const ResourceLink = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared10(), mimeType: shared1(), name: Schema.String, size: shared16(), title: shared1(), type: Schema.Literal("resource_link"), uri: Formats.Uri }))
+const shared16: () => Schema.optionalWith<typeof Schema.Int, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
+const ResourceLink: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; description: ReturnType<typeof shared1>; icons: ReturnType<typeof shared10>; mimeType: ReturnType<typeof shared1>; name: typeof Schema.String; size: ReturnType<typeof shared16>; title: ReturnType<typeof shared1>; type: Schema.Literal<["resource_link"]>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared10(), mimeType: shared1(), name: Schema.String, size: shared16(), title: shared1(), type: Schema.Literal("resource_link"), uri: Formats.Uri }))
 /** The `ResourceLink` type. */
 export type ResourceLink = ReturnType<typeof ResourceLink>["Type"]
-const ContentBlock = lazily(() => Schema.Union(ImageContent(), AudioContent(), ResourceLink(), TextContent(), EmbeddedResource()))
+const ContentBlock: () => Schema.Union<[ReturnType<typeof ImageContent>, ReturnType<typeof AudioContent>, ReturnType<typeof ResourceLink>, ReturnType<typeof TextContent>, ReturnType<typeof EmbeddedResource>]> = lazily(() => Schema.Union(ImageContent(), AudioContent(), ResourceLink(), TextContent(), EmbeddedResource()))
 /** The `ContentBlock` type. */
 export type ContentBlock = ReturnType<typeof ContentBlock>["Type"]
-const shared17 = lazily(() => Schema.Array(ContentBlock()))
-const shared18 = lazily(() => Schema.optionalWith(Formats.AnyJson, { exact: true }))
-const ToolResultContent = lazily(() => Schema.Struct({ _meta: shared4(), content: shared17(), isError: shared6(), structuredContent: shared18(), toolUseId: Schema.String, type: Schema.Literal("tool_result") }))
+const shared17: () => Schema.Array$<ReturnType<typeof ContentBlock>> = lazily(() => Schema.Array(ContentBlock()))
+const shared18: () => Schema.optionalWith<Schema.SchemaClass<unknown>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.AnyJson, { exact: true }))
+const ToolResultContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; content: ReturnType<typeof shared17>; isError: ReturnType<typeof shared6>; structuredContent: ReturnType<typeof shared18>; toolUseId: typeof Schema.String; type: Schema.Literal<["tool_result"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), content: shared17(), isError: shared6(), structuredContent: shared18(), toolUseId: Schema.String, type: Schema.Literal("tool_result") }))
 /** The `ToolResultContent` type. */
 export type ToolResultContent = ReturnType<typeof ToolResultContent>["Type"]
-const ToolUseContent = lazily(() => Schema.Struct({ _meta: shared4(), id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") }))
+const ToolUseContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; id: typeof Schema.String; input: Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>; name: typeof Schema.String; type: Schema.Literal<["tool_use"]> }> = lazily(() => Schema.Struct({ _meta: shared4(), id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") }))
 /** The `ToolUseContent` type. */
 export type ToolUseContent = ReturnType<typeof ToolUseContent>["Type"]
-const SamplingMessageContentBlock = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent()))
+const SamplingMessageContentBlock: () => Schema.Union<[ReturnType<typeof ToolUseContent>, ReturnType<typeof ImageContent>, ReturnType<typeof AudioContent>, ReturnType<typeof ToolResultContent>, ReturnType<typeof TextContent>]> = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent()))
 /** The `SamplingMessageContentBlock` type. */
 export type SamplingMessageContentBlock = ReturnType<typeof SamplingMessageContentBlock>["Type"]
-const shared19 = lazily(() => Schema.Array(SamplingMessageContentBlock()))
-const shared20 = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent(), shared19()))
-const CreateMessageResult = lazily(() => Schema.Struct({ _meta: shared4(), content: shared20(), model: Schema.String, role: Role(), stopReason: shared1() }))
+const shared19: () => Schema.Array$<ReturnType<typeof SamplingMessageContentBlock>> = lazily(() => Schema.Array(SamplingMessageContentBlock()))
+const shared20: () => Schema.Union<[ReturnType<typeof ToolUseContent>, ReturnType<typeof ImageContent>, ReturnType<typeof AudioContent>, ReturnType<typeof ToolResultContent>, ReturnType<typeof TextContent>, ReturnType<typeof shared19>]> = lazily(() => Schema.Union(ToolUseContent(), ImageContent(), AudioContent(), ToolResultContent(), TextContent(), shared19()))
+const CreateMessageResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; content: ReturnType<typeof shared20>; model: typeof Schema.String; role: ReturnType<typeof Role>; stopReason: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared4(), content: shared20(), model: Schema.String, role: Role(), stopReason: shared1() }))
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = ReturnType<typeof CreateMessageResult>["Type"]
-const ElicitResult = lazily(() => Schema.Struct({ action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(shared7(), Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }), _meta: Formats.Foreign }))
+const ElicitResult: () => Schema.Struct<{ action: Schema.Literal<["accept", "cancel", "decline"]>; content: Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.Union<[ReturnType<typeof shared7>, Schema.Union<[typeof Schema.String, Schema.SchemaClass<number>, typeof Schema.Boolean]>]>>, { exact: true }>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(shared7(), Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }), _meta: Formats.Foreign }))
 /** The `ElicitResult` type. */
 export type ElicitResult = ReturnType<typeof ElicitResult>["Type"]
-const Root = lazily(() => Schema.Struct({ _meta: shared4(), name: shared1(), uri: Formats.Uri }))
+const Root: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; name: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), name: shared1(), uri: Formats.Uri }))
 /** The `Root` type. */
 export type Root = ReturnType<typeof Root>["Type"]
-const ListRootsResult = lazily(() => Schema.Struct({ roots: Schema.Array(Root()), _meta: Formats.Foreign }))
+const ListRootsResult: () => Schema.Struct<{ roots: Schema.Array$<ReturnType<typeof Root>>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ roots: Schema.Array(Root()), _meta: Formats.Foreign }))
 /** The `ListRootsResult` type. */
 export type ListRootsResult = ReturnType<typeof ListRootsResult>["Type"]
-const InputResponse = lazily(() => Schema.Union(CreateMessageResult(), ListRootsResult(), ElicitResult()))
+const InputResponse: () => Schema.Union<[ReturnType<typeof CreateMessageResult>, ReturnType<typeof ListRootsResult>, ReturnType<typeof ElicitResult>]> = lazily(() => Schema.Union(CreateMessageResult(), ListRootsResult(), ElicitResult()))
 /** The `InputResponse` type. */
 export type InputResponse = ReturnType<typeof InputResponse>["Type"]
-const InputResponses = lazily(() => Formats.OpenObject(InputResponse()))
+const InputResponses: () => Schema.Record$<Schema.SchemaClass<string>, ReturnType<typeof InputResponse>> = lazily(() => Formats.OpenObject(InputResponse()))
 /** The `InputResponses` type. */
 export type InputResponses = ReturnType<typeof InputResponses>["Type"]
-const shared21 = lazily(() => Schema.optionalWith(Json.JsonObject, { exact: true }))
-const shared22 = lazily(() => Formats.OpenObject(Json.JsonObject))
-const shared23 = lazily(() => Schema.optionalWith(shared22(), { exact: true }))
-const shared24 = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
-const ClientCapabilities = lazily(() => Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: shared21(), url: shared21() }), { exact: true }), experimental: shared23(), extensions: shared23(), roots: shared24(), sampling: Schema.optionalWith(Schema.Struct({ context: shared21(), tools: shared21() }), { exact: true }), tasks: Formats.Foreign }))
+const shared21: () => Schema.optionalWith<typeof Json.JsonObject, { exact: true }> = lazily(() => Schema.optionalWith(Json.JsonObject, { exact: true }))
+const shared22: () => Schema.Record$<Schema.SchemaClass<string>, typeof Json.JsonObject> = lazily(() => Formats.OpenObject(Json.JsonObject))
+const shared23: () => Schema.optionalWith<ReturnType<typeof shared22>, { exact: true }> = lazily(() => Schema.optionalWith(shared22(), { exact: true }))
+const shared24: () => Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
+const ClientCapabilities: () => Schema.Struct<{ elicitation: Schema.optionalWith<Schema.Struct<{ form: ReturnType<typeof shared21>; url: ReturnType<typeof shared21> }>, { exact: true }>; experimental: ReturnType<typeof shared23>; extensions: ReturnType<typeof shared23>; roots: ReturnType<typeof shared24>; sampling: Schema.optionalWith<Schema.Struct<{ context: ReturnType<typeof shared21>; tools: ReturnType<typeof shared21> }>, { exact: true }>; tasks: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ form: shared21(), url: shared21() }), { exact: true }), experimental: shared23(), extensions: shared23(), roots: shared24(), sampling: Schema.optionalWith(Schema.Struct({ context: shared21(), tools: shared21() }), { exact: true }), tasks: Formats.Foreign }))
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = ReturnType<typeof ClientCapabilities>["Type"]
-const LoggingLevel = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
+const LoggingLevel: () => Schema.Literal<["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]> = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
 /** The `LoggingLevel` type. */
 export type LoggingLevel = ReturnType<typeof LoggingLevel>["Type"]
-const ProgressToken = lazily(() => Schema.Union(Schema.String, Schema.Int))
+const ProgressToken: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `ProgressToken` type. */
 export type ProgressToken = ReturnType<typeof ProgressToken>["Type"]
-const RequestMetaObject = lazily(() => Schema.Struct({ "io.modelcontextprotocol/clientCapabilities": ClientCapabilities(), "io.modelcontextprotocol/clientInfo": shared11(), "io.modelcontextprotocol/logLevel": Schema.optionalWith(LoggingLevel(), { exact: true }), "io.modelcontextprotocol/protocolVersion": Schema.String, progressToken: Schema.optionalWith(ProgressToken(), { exact: true }) }, Formats.AnyJsonRecord))
+const RequestMetaObject: () => Schema.TypeLiteral<{ "io.modelcontextprotocol/clientCapabilities": ReturnType<typeof ClientCapabilities>; "io.modelcontextprotocol/clientInfo": ReturnType<typeof shared11>; "io.modelcontextprotocol/logLevel": Schema.optionalWith<ReturnType<typeof LoggingLevel>, { exact: true }>; "io.modelcontextprotocol/protocolVersion": typeof Schema.String; progressToken: Schema.optionalWith<ReturnType<typeof ProgressToken>, { exact: true }> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ "io.modelcontextprotocol/clientCapabilities": ClientCapabilities(), "io.modelcontextprotocol/clientInfo": shared11(), "io.modelcontextprotocol/logLevel": Schema.optionalWith(LoggingLevel(), { exact: true }), "io.modelcontextprotocol/protocolVersion": Schema.String, progressToken: Schema.optionalWith(ProgressToken(), { exact: true }) }, Formats.AnyJsonRecord))
 /** The `RequestMetaObject` type. */
 export type RequestMetaObject = ReturnType<typeof RequestMetaObject>["Type"]
-const shared25 = lazily(() => Schema.optionalWith(InputResponses(), { exact: true }))
-const CallToolRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), arguments: shared24(), inputResponses: shared25(), name: Schema.String, requestState: shared1(), task: Formats.Foreign }))
+const shared25: () => Schema.optionalWith<ReturnType<typeof InputResponses>, { exact: true }> = lazily(() => Schema.optionalWith(InputResponses(), { exact: true }))
+const CallToolRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof RequestMetaObject>; arguments: ReturnType<typeof shared24>; inputResponses: ReturnType<typeof shared25>; name: typeof Schema.String; requestState: ReturnType<typeof shared1>; task: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), arguments: shared24(), inputResponses: shared25(), name: Schema.String, requestState: shared1(), task: Formats.Foreign }))
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = ReturnType<typeof CallToolRequestParams>["Type"]
-const RequestId = lazily(() => Schema.Union(Schema.String, Schema.Int))
+const RequestId: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `RequestId` type. */
 export type RequestId = ReturnType<typeof RequestId>["Type"]
-const shared26 = lazily(() => Schema.Literal("2.0"))
-const CallToolRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
+const shared26: () => Schema.Literal<["2.0"]> = lazily(() => Schema.Literal("2.0"))
+const CallToolRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["tools/call"]>; params: ReturnType<typeof CallToolRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("tools/call"), params: CallToolRequestParams() }))
 /** The `CallToolRequest` type. */
 export type CallToolRequest = ReturnType<typeof CallToolRequest>["Type"]
-const CallToolResult = lazily(() => Schema.Struct({ _meta: shared12(), content: shared17(), isError: shared6(), resultType: Schema.String, structuredContent: shared18() }))
+const CallToolResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; content: ReturnType<typeof shared17>; isError: ReturnType<typeof shared6>; resultType: typeof Schema.String; structuredContent: ReturnType<typeof shared18> }> = lazily(() => Schema.Struct({ _meta: shared12(), content: shared17(), isError: shared6(), resultType: Schema.String, structuredContent: shared18() }))
 /** The `CallToolResult` type. */
 export type CallToolResult = ReturnType<typeof CallToolResult>["Type"]
-const ModelHint = lazily(() => Schema.Struct({ name: shared1() }))
+const ModelHint: () => Schema.Struct<{ name: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ name: shared1() }))
 /** The `ModelHint` type. */
 export type ModelHint = ReturnType<typeof ModelHint>["Type"]
-const ModelPreferences = lazily(() => Schema.Struct({ costPriority: shared3(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared3(), speedPriority: shared3() }))
+const ModelPreferences: () => Schema.Struct<{ costPriority: ReturnType<typeof shared3>; hints: Schema.optionalWith<Schema.Array$<ReturnType<typeof ModelHint>>, { exact: true }>; intelligencePriority: ReturnType<typeof shared3>; speedPriority: ReturnType<typeof shared3> }> = lazily(() => Schema.Struct({ costPriority: shared3(), hints: Schema.optionalWith(Schema.Array(ModelHint()), { exact: true }), intelligencePriority: shared3(), speedPriority: shared3() }))
 /** The `ModelPreferences` type. */
 export type ModelPreferences = ReturnType<typeof ModelPreferences>["Type"]
-const SamplingMessage = lazily(() => Schema.Struct({ _meta: shared4(), content: shared20(), role: Role() }))
+const SamplingMessage: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; content: ReturnType<typeof shared20>; role: ReturnType<typeof Role> }> = lazily(() => Schema.Struct({ _meta: shared4(), content: shared20(), role: Role() }))
 /** The `SamplingMessage` type. */
 export type SamplingMessage = ReturnType<typeof SamplingMessage>["Type"]
-const ToolAnnotations = lazily(() => Schema.Struct({ destructiveHint: shared6(), idempotentHint: shared6(), openWorldHint: shared6(), readOnlyHint: shared6(), title: shared1() }))
+const ToolAnnotations: () => Schema.Struct<{ destructiveHint: ReturnType<typeof shared6>; idempotentHint: ReturnType<typeof shared6>; openWorldHint: ReturnType<typeof shared6>; readOnlyHint: ReturnType<typeof shared6>; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ destructiveHint: shared6(), idempotentHint: shared6(), openWorldHint: shared6(), readOnlyHint: shared6(), title: shared1() }))
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = ReturnType<typeof ToolAnnotations>["Type"]
-const shared27 = lazily(() => Schema.Literal("object"))
-const Tool = lazily(() => Schema.Struct({ _meta: shared4(), annotations: Schema.optionalWith(ToolAnnotations(), { exact: true }), description: shared1(), icons: shared10(), inputSchema: Schema.Struct({ $schema: shared1(), type: shared27() }, Formats.AnyJsonRecord), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ $schema: shared1() }, Formats.AnyJsonRecord), { exact: true }), title: shared1(), execution: Formats.Foreign }))
+const shared27: () => Schema.Literal<["object"]> = lazily(() => Schema.Literal("object"))
+const Tool: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: Schema.optionalWith<ReturnType<typeof ToolAnnotations>, { exact: true }>; description: ReturnType<typeof shared1>; icons: ReturnType<typeof shared10>; inputSchema: Schema.TypeLiteral<{ $schema: ReturnType<typeof shared1>; type: ReturnType<typeof shared27> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>; name: typeof Schema.String; outputSchema: Schema.optionalWith<Schema.TypeLiteral<{ $schema: ReturnType<typeof shared1> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; title: ReturnType<typeof shared1>; execution: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: Schema.optionalWith(ToolAnnotations(), { exact: true }), description: shared1(), icons: shared10(), inputSchema: Schema.Struct({ $schema: shared1(), type: shared27() }, Formats.AnyJsonRecord), name: Schema.String, outputSchema: Schema.optionalWith(Schema.Struct({ $schema: shared1() }, Formats.AnyJsonRecord), { exact: true }), title: shared1(), execution: Formats.Foreign }))
 /** The `Tool` type. */
 export type Tool = ReturnType<typeof Tool>["Type"]
-const ToolChoice = lazily(() => Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) }))
+const ToolChoice: () => Schema.Struct<{ mode: Schema.optionalWith<Schema.Literal<["auto", "none", "required"]>, { exact: true }> }> = lazily(() => Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) }))
 /** The `ToolChoice` type. */
 export type ToolChoice = ReturnType<typeof ToolChoice>["Type"]
-const shared28 = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
-const shared29 = lazily(() => Schema.Array(Tool()))
-const CreateMessageRequestParams = lazily(() => Schema.Struct({ includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared21(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared8(), systemPrompt: shared1(), temperature: shared28(), toolChoice: Schema.optionalWith(ToolChoice(), { exact: true }), tools: Schema.optionalWith(shared29(), { exact: true }), _meta: Formats.Foreign, task: Formats.Foreign }))
+const shared28: () => Schema.optionalWith<Schema.SchemaClass<number>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
+const shared29: () => Schema.Array$<ReturnType<typeof Tool>> = lazily(() => Schema.Array(Tool()))
+const CreateMessageRequestParams: () => Schema.Struct<{ includeContext: Schema.optionalWith<Schema.Literal<["allServers", "none", "thisServer"]>, { exact: true }>; maxTokens: typeof Schema.Int; messages: Schema.Array$<ReturnType<typeof SamplingMessage>>; metadata: ReturnType<typeof shared21>; modelPreferences: Schema.optionalWith<ReturnType<typeof ModelPreferences>, { exact: true }>; stopSequences: ReturnType<typeof shared8>; systemPrompt: ReturnType<typeof shared1>; temperature: ReturnType<typeof shared28>; toolChoice: Schema.optionalWith<ReturnType<typeof ToolChoice>, { exact: true }>; tools: Schema.optionalWith<ReturnType<typeof shared29>, { exact: true }>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; task: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage()), metadata: shared21(), modelPreferences: Schema.optionalWith(ModelPreferences(), { exact: true }), stopSequences: shared8(), systemPrompt: shared1(), temperature: shared28(), toolChoice: Schema.optionalWith(ToolChoice(), { exact: true }), tools: Schema.optionalWith(shared29(), { exact: true }), _meta: Formats.Foreign, task: Formats.Foreign }))
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = ReturnType<typeof CreateMessageRequestParams>["Type"]
-const CreateMessageRequest = lazily(() => Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
+const CreateMessageRequest: () => Schema.Struct<{ method: Schema.Literal<["sampling/createMessage"]>; params: ReturnType<typeof CreateMessageRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams() }))
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = ReturnType<typeof CreateMessageRequest>["Type"]
-const shared30 = lazily(() => Schema.Literal("string"))
-const LegacyTitledEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared7(), enumNames: shared8(), title: shared1(), type: shared30() }))
+const shared30: () => Schema.Literal<["string"]> = lazily(() => Schema.Literal("string"))
+const LegacyTitledEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared1>; description: ReturnType<typeof shared1>; enum: ReturnType<typeof shared7>; enumNames: ReturnType<typeof shared8>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared30> }> = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared7(), enumNames: shared8(), title: shared1(), type: shared30() }))
 /** The `LegacyTitledEnumSchema` type. */
 export type LegacyTitledEnumSchema = ReturnType<typeof LegacyTitledEnumSchema>["Type"]
-const NumberSchema = lazily(() => Schema.Struct({ default: shared28(), description: shared1(), maximum: shared28(), minimum: shared28(), title: shared1(), type: Schema.Literal("integer", "number") }))
+const NumberSchema: () => Schema.Struct<{ default: ReturnType<typeof shared28>; description: ReturnType<typeof shared1>; maximum: ReturnType<typeof shared28>; minimum: ReturnType<typeof shared28>; title: ReturnType<typeof shared1>; type: Schema.Literal<["integer", "number"]> }> = lazily(() => Schema.Struct({ default: shared28(), description: shared1(), maximum: shared28(), minimum: shared28(), title: shared1(), type: Schema.Literal("integer", "number") }))
 /** The `NumberSchema` type. */
 export type NumberSchema = ReturnType<typeof NumberSchema>["Type"]
-const StringSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared16(), minLength: shared16(), title: shared1(), type: shared30() }))
+const StringSchema: () => Schema.Struct<{ default: ReturnType<typeof shared1>; description: ReturnType<typeof shared1>; format: Schema.optionalWith<Schema.Literal<["date", "date-time", "email", "uri"]>, { exact: true }>; maxLength: ReturnType<typeof shared16>; minLength: ReturnType<typeof shared16>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared30> }> = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared16(), minLength: shared16(), title: shared1(), type: shared30() }))
 /** The `StringSchema` type. */
 export type StringSchema = ReturnType<typeof StringSchema>["Type"]
-const shared31 = lazily(() => Schema.Struct({ const: Schema.String, title: Schema.String }))
-const shared32 = lazily(() => Schema.Array(shared31()))
-const shared33 = lazily(() => Schema.Literal("array"))
-const TitledMultiSelectEnumSchema = lazily(() => Schema.Struct({ default: shared8(), description: shared1(), items: Schema.Struct({ anyOf: shared32() }), maxItems: shared16(), minItems: shared16(), title: shared1(), type: shared33() }))
+const shared31: () => Schema.Struct<{ const: typeof Schema.String; title: typeof Schema.String }> = lazily(() => Schema.Struct({ const: Schema.String, title: Schema.String }))
+const shared32: () => Schema.Array$<ReturnType<typeof shared31>> = lazily(() => Schema.Array(shared31()))
+const shared33: () => Schema.Literal<["array"]> = lazily(() => Schema.Literal("array"))
+const TitledMultiSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared8>; description: ReturnType<typeof shared1>; items: Schema.Struct<{ anyOf: ReturnType<typeof shared32> }>; maxItems: ReturnType<typeof shared16>; minItems: ReturnType<typeof shared16>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared33> }> = lazily(() => Schema.Struct({ default: shared8(), description: shared1(), items: Schema.Struct({ anyOf: shared32() }), maxItems: shared16(), minItems: shared16(), title: shared1(), type: shared33() }))
 /** The `TitledMultiSelectEnumSchema` type. */
 export type TitledMultiSelectEnumSchema = ReturnType<typeof TitledMultiSelectEnumSchema>["Type"]
-const TitledSingleSelectEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), oneOf: shared32(), title: shared1(), type: shared30() }))
+const TitledSingleSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared1>; description: ReturnType<typeof shared1>; oneOf: ReturnType<typeof shared32>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared30> }> = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), oneOf: shared32(), title: shared1(), type: shared30() }))
 /** The `TitledSingleSelectEnumSchema` type. */
 export type TitledSingleSelectEnumSchema = ReturnType<typeof TitledSingleSelectEnumSchema>["Type"]
-const UntitledMultiSelectEnumSchema = lazily(() => Schema.Struct({ default: shared8(), description: shared1(), items: Schema.Struct({ enum: shared7(), type: shared30() }), maxItems: shared16(), minItems: shared16(), title: shared1(), type: shared33() }))
+const UntitledMultiSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared8>; description: ReturnType<typeof shared1>; items: Schema.Struct<{ enum: ReturnType<typeof shared7>; type: ReturnType<typeof shared30> }>; maxItems: ReturnType<typeof shared16>; minItems: ReturnType<typeof shared16>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared33> }> = lazily(() => Schema.Struct({ default: shared8(), description: shared1(), items: Schema.Struct({ enum: shared7(), type: shared30() }), maxItems: shared16(), minItems: shared16(), title: shared1(), type: shared33() }))
 /** The `UntitledMultiSelectEnumSchema` type. */
 export type UntitledMultiSelectEnumSchema = ReturnType<typeof UntitledMultiSelectEnumSchema>["Type"]
-const UntitledSingleSelectEnumSchema = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared7(), title: shared1(), type: shared30() }))
+const UntitledSingleSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared1>; description: ReturnType<typeof shared1>; enum: ReturnType<typeof shared7>; title: ReturnType<typeof shared1>; type: ReturnType<typeof shared30> }> = lazily(() => Schema.Struct({ default: shared1(), description: shared1(), enum: shared7(), title: shared1(), type: shared30() }))
 /** The `UntitledSingleSelectEnumSchema` type. */
 export type UntitledSingleSelectEnumSchema = ReturnType<typeof UntitledSingleSelectEnumSchema>["Type"]
-const PrimitiveSchemaDefinition = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema(), StringSchema(), NumberSchema(), BooleanSchema()))
+const PrimitiveSchemaDefinition: () => Schema.Union<[ReturnType<typeof UntitledSingleSelectEnumSchema>, ReturnType<typeof TitledSingleSelectEnumSchema>, ReturnType<typeof UntitledMultiSelectEnumSchema>, ReturnType<typeof TitledMultiSelectEnumSchema>, ReturnType<typeof LegacyTitledEnumSchema>, ReturnType<typeof StringSchema>, ReturnType<typeof NumberSchema>, ReturnType<typeof BooleanSchema>]> = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema(), StringSchema(), NumberSchema(), BooleanSchema()))
 /** The `PrimitiveSchemaDefinition` type. */
 export type PrimitiveSchemaDefinition = ReturnType<typeof PrimitiveSchemaDefinition>["Type"]
-const ElicitRequestFormParams = lazily(() => Schema.Struct({ message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared1(), properties: Formats.OpenObject(PrimitiveSchemaDefinition()), required: shared8(), type: shared27() }), _meta: Formats.Foreign, task: Formats.Foreign }))
+const ElicitRequestFormParams: () => Schema.Struct<{ message: typeof Schema.String; mode: Schema.optionalWith<Schema.Literal<["form"]>, { exact: true }>; requestedSchema: Schema.Struct<{ $schema: ReturnType<typeof shared1>; properties: Schema.Record$<Schema.SchemaClass<string>, ReturnType<typeof PrimitiveSchemaDefinition>>; required: ReturnType<typeof shared8>; type: ReturnType<typeof shared27> }>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; task: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared1(), properties: Formats.OpenObject(PrimitiveSchemaDefinition()), required: shared8(), type: shared27() }), _meta: Formats.Foreign, task: Formats.Foreign }))
 /** The `ElicitRequestFormParams` type. */
 export type ElicitRequestFormParams = ReturnType<typeof ElicitRequestFormParams>["Type"]
-const ElicitRequestURLParams = lazily(() => Schema.Struct({ message: Schema.String, mode: Schema.Literal("url"), url: Formats.Uri, _meta: Formats.Foreign, elicitationId: Formats.Foreign, task: Formats.Foreign }))
+const ElicitRequestURLParams: () => Schema.Struct<{ message: typeof Schema.String; mode: Schema.Literal<["url"]>; url: Schema.SchemaClass<string>; _meta: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; elicitationId: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never>; task: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ message: Schema.String, mode: Schema.Literal("url"), url: Formats.Uri, _meta: Formats.Foreign, elicitationId: Formats.Foreign, task: Formats.Foreign }))
 /** The `ElicitRequestURLParams` type. */
 export type ElicitRequestURLParams = ReturnType<typeof ElicitRequestURLParams>["Type"]
-const ElicitRequestParams = lazily(() => Schema.Union(ElicitRequestURLParams(), ElicitRequestFormParams()))
+const ElicitRequestParams: () => Schema.Union<[ReturnType<typeof ElicitRequestURLParams>, ReturnType<typeof ElicitRequestFormParams>]> = lazily(() => Schema.Union(ElicitRequestURLParams(), ElicitRequestFormParams()))
 /** The `ElicitRequestParams` type. */
 export type ElicitRequestParams = ReturnType<typeof ElicitRequestParams>["Type"]
-const ElicitRequest = lazily(() => Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams() }))
+const ElicitRequest: () => Schema.Struct<{ method: Schema.Literal<["elicitation/create"]>; params: ReturnType<typeof ElicitRequestParams> }> = lazily(() => Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams() }))
 /** The `ElicitRequest` type. */
 export type ElicitRequest = ReturnType<typeof ElicitRequest>["Type"]
-const ListRootsRequestParams = lazily(() => Schema.Struct({ _meta: shared4() }))
+const ListRootsRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ _meta: shared4() }))
 /** The `ListRootsRequestParams` type. */
 export type ListRootsRequestParams = ReturnType<typeof ListRootsRequestParams>["Type"]
-const ListRootsRequest = lazily(() => Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams(), { exact: true }) }))
+const ListRootsRequest: () => Schema.Struct<{ method: Schema.Literal<["roots/list"]>; params: Schema.optionalWith<ReturnType<typeof ListRootsRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(ListRootsRequestParams(), { exact: true }) }))
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = ReturnType<typeof ListRootsRequest>["Type"]
-const InputRequest = lazily(() => Schema.Union(CreateMessageRequest(), ElicitRequest(), ListRootsRequest()))
+const InputRequest: () => Schema.Union<[ReturnType<typeof CreateMessageRequest>, ReturnType<typeof ElicitRequest>, ReturnType<typeof ListRootsRequest>]> = lazily(() => Schema.Union(CreateMessageRequest(), ElicitRequest(), ListRootsRequest()))
 /** The `InputRequest` type. */
 export type InputRequest = ReturnType<typeof InputRequest>["Type"]
-const InputRequests = lazily(() => Formats.OpenObject(InputRequest()))
+const InputRequests: () => Schema.Record$<Schema.SchemaClass<string>, ReturnType<typeof InputRequest>> = lazily(() => Formats.OpenObject(InputRequest()))
 /** The `InputRequests` type. */
 export type InputRequests = ReturnType<typeof InputRequests>["Type"]
-const InputRequiredResult = lazily(() => Schema.Struct({ _meta: shared12(), inputRequests: Schema.optionalWith(InputRequests(), { exact: true }), requestState: shared1(), resultType: Schema.String }))
+const InputRequiredResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; inputRequests: Schema.optionalWith<ReturnType<typeof InputRequests>, { exact: true }>; requestState: ReturnType<typeof shared1>; resultType: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: shared12(), inputRequests: Schema.optionalWith(InputRequests(), { exact: true }), requestState: shared1(), resultType: Schema.String }))
 /** The `InputRequiredResult` type. */
 export type InputRequiredResult = ReturnType<typeof InputRequiredResult>["Type"]
-const CallToolResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Schema.Union(CallToolResult(), InputRequiredResult()) }))
+const CallToolResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; result: Schema.Union<[ReturnType<typeof CallToolResult>, ReturnType<typeof InputRequiredResult>]> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Schema.Union(CallToolResult(), InputRequiredResult()) }))
 /** The `CallToolResultResponse` type. */
 export type CallToolResultResponse = ReturnType<typeof CallToolResultResponse>["Type"]
-const shared34 = lazily(() => Schema.optionalWith(RequestId(), { exact: true }))
-const NotificationMetaObject = lazily(() => Schema.Struct({ "io.modelcontextprotocol/subscriptionId": shared34() }, Formats.AnyJsonRecord))
+const shared34: () => Schema.optionalWith<ReturnType<typeof RequestId>, { exact: true }> = lazily(() => Schema.optionalWith(RequestId(), { exact: true }))
+const NotificationMetaObject: () => Schema.TypeLiteral<{ "io.modelcontextprotocol/subscriptionId": ReturnType<typeof shared34> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ "io.modelcontextprotocol/subscriptionId": shared34() }, Formats.AnyJsonRecord))
 /** The `NotificationMetaObject` type. */
 export type NotificationMetaObject = ReturnType<typeof NotificationMetaObject>["Type"]
-const shared35 = lazily(() => Schema.optionalWith(NotificationMetaObject(), { exact: true }))
-const CancelledNotificationParams = lazily(() => Schema.Struct({ _meta: shared35(), reason: shared1(), requestId: RequestId() }))
+const shared35: () => Schema.optionalWith<ReturnType<typeof NotificationMetaObject>, { exact: true }> = lazily(() => Schema.optionalWith(NotificationMetaObject(), { exact: true }))
+const CancelledNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared35>; reason: ReturnType<typeof shared1>; requestId: ReturnType<typeof RequestId> }> = lazily(() => Schema.Struct({ _meta: shared35(), reason: shared1(), requestId: RequestId() }))
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = ReturnType<typeof CancelledNotificationParams>["Type"]
-const shared36 = lazily(() => Schema.Literal("notifications/cancelled"))
-const CancelledNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: shared36(), params: CancelledNotificationParams() }))
+const shared36: () => Schema.Literal<["notifications/cancelled"]> = lazily(() => Schema.Literal("notifications/cancelled"))
+const CancelledNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared26>; method: ReturnType<typeof shared36>; params: ReturnType<typeof CancelledNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: shared36(), params: CancelledNotificationParams() }))
 /** The `CancelledNotification` type. */
 export type CancelledNotification = ReturnType<typeof CancelledNotification>["Type"]
-const ClientNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: shared36(), params: CancelledNotificationParams() }))
+const ClientNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared26>; method: ReturnType<typeof shared36>; params: ReturnType<typeof CancelledNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: shared36(), params: CancelledNotificationParams() }))
 /** The `ClientNotification` type. */
 export type ClientNotification = ReturnType<typeof ClientNotification>["Type"]
-const PromptReference = lazily(() => Schema.Struct({ name: Schema.String, title: shared1(), type: Schema.Literal("ref/prompt") }))
+const PromptReference: () => Schema.Struct<{ name: typeof Schema.String; title: ReturnType<typeof shared1>; type: Schema.Literal<["ref/prompt"]> }> = lazily(() => Schema.Struct({ name: Schema.String, title: shared1(), type: Schema.Literal("ref/prompt") }))
 /** The `PromptReference` type. */
 export type PromptReference = ReturnType<typeof PromptReference>["Type"]
-const ResourceTemplateReference = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
+const ResourceTemplateReference: () => Schema.Struct<{ type: Schema.Literal<["ref/resource"]>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Formats.UriTemplate }))
 /** The `ResourceTemplateReference` type. */
 export type ResourceTemplateReference = ReturnType<typeof ResourceTemplateReference>["Type"]
-const shared37 = lazily(() => Formats.OpenObject(Schema.String))
-const shared38 = lazily(() => Schema.optionalWith(shared37(), { exact: true }))
-const CompleteRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared38() }), { exact: true }), ref: Schema.Union(PromptReference(), ResourceTemplateReference()) }))
+const shared37: () => Schema.Record$<Schema.SchemaClass<string>, typeof Schema.String> = lazily(() => Formats.OpenObject(Schema.String))
+const shared38: () => Schema.optionalWith<ReturnType<typeof shared37>, { exact: true }> = lazily(() => Schema.optionalWith(shared37(), { exact: true }))
+const CompleteRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof RequestMetaObject>; argument: Schema.Struct<{ name: typeof Schema.String; value: typeof Schema.String }>; context: Schema.optionalWith<Schema.Struct<{ arguments: ReturnType<typeof shared38> }>, { exact: true }>; ref: Schema.Union<[ReturnType<typeof PromptReference>, ReturnType<typeof ResourceTemplateReference>]> }> = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), context: Schema.optionalWith(Schema.Struct({ arguments: shared38() }), { exact: true }), ref: Schema.Union(PromptReference(), ResourceTemplateReference()) }))
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = ReturnType<typeof CompleteRequestParams>["Type"]
-const CompleteRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
+const CompleteRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["completion/complete"]>; params: ReturnType<typeof CompleteRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("completion/complete"), params: CompleteRequestParams() }))
 /** The `CompleteRequest` type. */
 export type CompleteRequest = ReturnType<typeof CompleteRequest>["Type"]
-const RequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject() }))
+const RequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof RequestMetaObject> }> = lazily(() => Schema.Struct({ _meta: RequestMetaObject() }))
 /** The `RequestParams` type. */
 export type RequestParams = ReturnType<typeof RequestParams>["Type"]
-const DiscoverRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("server/discover"), params: RequestParams() }))
+const DiscoverRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["server/discover"]>; params: ReturnType<typeof RequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("server/discover"), params: RequestParams() }))
 /** The `DiscoverRequest` type. */
 export type DiscoverRequest = ReturnType<typeof DiscoverRequest>["Type"]
-const GetPromptRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), arguments: shared38(), inputResponses: shared25(), name: Schema.String, requestState: shared1() }))
+const GetPromptRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof RequestMetaObject>; arguments: ReturnType<typeof shared38>; inputResponses: ReturnType<typeof shared25>; name: typeof Schema.String; requestState: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), arguments: shared38(), inputResponses: shared25(), name: Schema.String, requestState: shared1() }))
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = ReturnType<typeof GetPromptRequestParams>["Type"]
-const GetPromptRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
+const GetPromptRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["prompts/get"]>; params: ReturnType<typeof GetPromptRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("prompts/get"), params: GetPromptRequestParams() }))
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = ReturnType<typeof GetPromptRequest>["Type"]
-const PaginatedRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), cursor: shared1() }))
+const PaginatedRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof RequestMetaObject>; cursor: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), cursor: shared1() }))
 /** The `PaginatedRequestParams` type. */
 export type PaginatedRequestParams = ReturnType<typeof PaginatedRequestParams>["Type"]
-const ListPromptsRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("prompts/list"), params: PaginatedRequestParams() }))
+const ListPromptsRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["prompts/list"]>; params: ReturnType<typeof PaginatedRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("prompts/list"), params: PaginatedRequestParams() }))
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = ReturnType<typeof ListPromptsRequest>["Type"]
-const ListResourceTemplatesRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("resources/templates/list"), params: PaginatedRequestParams() }))
+const ListResourceTemplatesRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["resources/templates/list"]>; params: ReturnType<typeof PaginatedRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("resources/templates/list"), params: PaginatedRequestParams() }))
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = ReturnType<typeof ListResourceTemplatesRequest>["Type"]
-const ListResourcesRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("resources/list"), params: PaginatedRequestParams() }))
+const ListResourcesRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["resources/list"]>; params: ReturnType<typeof PaginatedRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("resources/list"), params: PaginatedRequestParams() }))
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = ReturnType<typeof ListResourcesRequest>["Type"]
-const ListToolsRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("tools/list"), params: PaginatedRequestParams() }))
+const ListToolsRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["tools/list"]>; params: ReturnType<typeof PaginatedRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("tools/list"), params: PaginatedRequestParams() }))
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = ReturnType<typeof ListToolsRequest>["Type"]
-const ReadResourceRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), inputResponses: shared25(), requestState: shared1(), uri: Formats.Uri }))
+const ReadResourceRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof RequestMetaObject>; inputResponses: ReturnType<typeof shared25>; requestState: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), inputResponses: shared25(), requestState: shared1(), uri: Formats.Uri }))
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = ReturnType<typeof ReadResourceRequestParams>["Type"]
-const ReadResourceRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
+const ReadResourceRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["resources/read"]>; params: ReturnType<typeof ReadResourceRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("resources/read"), params: ReadResourceRequestParams() }))
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = ReturnType<typeof ReadResourceRequest>["Type"]
-const SubscriptionFilter = lazily(() => Schema.Struct({ promptsListChanged: shared6(), resourceSubscriptions: shared8(), resourcesListChanged: shared6(), toolsListChanged: shared6() }))
+const SubscriptionFilter: () => Schema.Struct<{ promptsListChanged: ReturnType<typeof shared6>; resourceSubscriptions: ReturnType<typeof shared8>; resourcesListChanged: ReturnType<typeof shared6>; toolsListChanged: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ promptsListChanged: shared6(), resourceSubscriptions: shared8(), resourcesListChanged: shared6(), toolsListChanged: shared6() }))
 /** The `SubscriptionFilter` type. */
 export type SubscriptionFilter = ReturnType<typeof SubscriptionFilter>["Type"]
-const SubscriptionsListenRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), notifications: SubscriptionFilter() }))
+const SubscriptionsListenRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof RequestMetaObject>; notifications: ReturnType<typeof SubscriptionFilter> }> = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), notifications: SubscriptionFilter() }))
 /** The `SubscriptionsListenRequestParams` type. */
 export type SubscriptionsListenRequestParams = ReturnType<typeof SubscriptionsListenRequestParams>["Type"]
-const SubscriptionsListenRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("subscriptions/listen"), params: SubscriptionsListenRequestParams() }))
+const SubscriptionsListenRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["subscriptions/listen"]>; params: ReturnType<typeof SubscriptionsListenRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.Literal("subscriptions/listen"), params: SubscriptionsListenRequestParams() }))
 /** The `SubscriptionsListenRequest` type. */
 export type SubscriptionsListenRequest = ReturnType<typeof SubscriptionsListenRequest>["Type"]
-const ClientRequest = lazily(() => Schema.Union(DiscoverRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ReadResourceRequest(), SubscriptionsListenRequest(), ListPromptsRequest(), GetPromptRequest(), ListToolsRequest(), CallToolRequest(), CompleteRequest()))
+const ClientRequest: () => Schema.Union<[ReturnType<typeof DiscoverRequest>, ReturnType<typeof ListResourcesRequest>, ReturnType<typeof ListResourceTemplatesRequest>, ReturnType<typeof ReadResourceRequest>, ReturnType<typeof SubscriptionsListenRequest>, ReturnType<typeof ListPromptsRequest>, ReturnType<typeof GetPromptRequest>, ReturnType<typeof ListToolsRequest>, ReturnType<typeof CallToolRequest>, ReturnType<typeof CompleteRequest>]> = lazily(() => Schema.Union(DiscoverRequest(), ListResourcesRequest(), ListResourceTemplatesRequest(), ReadResourceRequest(), SubscriptionsListenRequest(), ListPromptsRequest(), GetPromptRequest(), ListToolsRequest(), CallToolRequest(), CompleteRequest()))
 /** The `ClientRequest` type. */
 export type ClientRequest = ReturnType<typeof ClientRequest>["Type"]
-const Result = lazily(() => Schema.Struct({ _meta: shared12(), resultType: Schema.String }, Formats.AnyJsonRecord))
+const Result: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared12>; resultType: typeof Schema.String }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared12(), resultType: Schema.String }, Formats.AnyJsonRecord))
 /** The `Result` type. */
 export type Result = ReturnType<typeof Result>["Type"]
-const ClientResult = lazily(() => Result())
+const ClientResult: () => ReturnType<typeof Result> = lazily(() => Result())
 /** The `ClientResult` type. */
 export type ClientResult = ReturnType<typeof ClientResult>["Type"]
-const CompleteResult = lazily(() => Schema.Struct({ _meta: shared12(), completion: Schema.Struct({ hasMore: shared6(), total: shared16(), values: Schema.Array(Schema.String).pipe(Schema.maxItems(100)) }), resultType: Schema.String }))
+const CompleteResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; completion: Schema.Struct<{ hasMore: ReturnType<typeof shared6>; total: ReturnType<typeof shared16>; values: Schema.filter<Schema.Array$<typeof Schema.String>> }>; resultType: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: shared12(), completion: Schema.Struct({ hasMore: shared6(), total: shared16(), values: Schema.Array(Schema.String).pipe(Schema.maxItems(100)) }), resultType: Schema.String }))
 /** The `CompleteResult` type. */
 export type CompleteResult = ReturnType<typeof CompleteResult>["Type"]
-const CompleteResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: CompleteResult() }))
+const CompleteResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; result: ReturnType<typeof CompleteResult> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: CompleteResult() }))
 /** The `CompleteResultResponse` type. */
 export type CompleteResultResponse = ReturnType<typeof CompleteResultResponse>["Type"]
-const Cursor = lazily(() => Schema.String)
+const Cursor: () => typeof Schema.String = lazily(() => Schema.String)
 /** The `Cursor` type. */
 export type Cursor = ReturnType<typeof Cursor>["Type"]
-const shared39 = lazily(() => Schema.Struct({ listChanged: shared6() }))
-const shared40 = lazily(() => Schema.optionalWith(shared39(), { exact: true }))
-const ServerCapabilities = lazily(() => Schema.Struct({ completions: shared21(), experimental: shared23(), extensions: shared23(), logging: shared21(), prompts: shared40(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6(), subscribe: shared6() }), { exact: true }), tools: shared40(), tasks: Formats.Foreign }))
+const shared39: () => Schema.Struct<{ listChanged: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ listChanged: shared6() }))
+const shared40: () => Schema.optionalWith<ReturnType<typeof shared39>, { exact: true }> = lazily(() => Schema.optionalWith(shared39(), { exact: true }))
+const ServerCapabilities: () => Schema.Struct<{ completions: ReturnType<typeof shared21>; experimental: ReturnType<typeof shared23>; extensions: ReturnType<typeof shared23>; logging: ReturnType<typeof shared21>; prompts: ReturnType<typeof shared40>; resources: Schema.optionalWith<Schema.Struct<{ listChanged: ReturnType<typeof shared6>; subscribe: ReturnType<typeof shared6> }>, { exact: true }>; tools: ReturnType<typeof shared40>; tasks: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> }> = lazily(() => Schema.Struct({ completions: shared21(), experimental: shared23(), extensions: shared23(), logging: shared21(), prompts: shared40(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared6(), subscribe: shared6() }), { exact: true }), tools: shared40(), tasks: Formats.Foreign }))
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = ReturnType<typeof ServerCapabilities>["Type"]
-const DiscoverResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), capabilities: ServerCapabilities(), instructions: shared1(), resultType: Schema.String, supportedVersions: shared7(), ttlMs: shared14() }))
+const DiscoverResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; cacheScope: ReturnType<typeof shared13>; capabilities: ReturnType<typeof ServerCapabilities>; instructions: ReturnType<typeof shared1>; resultType: typeof Schema.String; supportedVersions: ReturnType<typeof shared7>; ttlMs: ReturnType<typeof shared14> }> = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), capabilities: ServerCapabilities(), instructions: shared1(), resultType: Schema.String, supportedVersions: shared7(), ttlMs: shared14() }))
 /** The `DiscoverResult` type. */
 export type DiscoverResult = ReturnType<typeof DiscoverResult>["Type"]
-const DiscoverResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: DiscoverResult() }))
+const DiscoverResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; result: ReturnType<typeof DiscoverResult> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: DiscoverResult() }))
 /** The `DiscoverResultResponse` type. */
 export type DiscoverResultResponse = ReturnType<typeof DiscoverResultResponse>["Type"]
-const EmptyResult = lazily(() => Result())
+const EmptyResult: () => ReturnType<typeof Result> = lazily(() => Result())
 /** The `EmptyResult` type. */
 export type EmptyResult = ReturnType<typeof EmptyResult>["Type"]
-const EnumSchema = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema()))
+const EnumSchema: () => Schema.Union<[ReturnType<typeof UntitledSingleSelectEnumSchema>, ReturnType<typeof TitledSingleSelectEnumSchema>, ReturnType<typeof UntitledMultiSelectEnumSchema>, ReturnType<typeof TitledMultiSelectEnumSchema>, ReturnType<typeof LegacyTitledEnumSchema>]> = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema(), UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema(), LegacyTitledEnumSchema()))
 /** The `EnumSchema` type. */
 export type EnumSchema = ReturnType<typeof EnumSchema>["Type"]
-const Error = lazily(() => Schema.Struct({ code: Schema.Int, data: shared18(), message: Schema.String }))
+const Error: () => Schema.Struct<{ code: typeof Schema.Int; data: ReturnType<typeof shared18>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Int, data: shared18(), message: Schema.String }))
 /** The `Error` type. */
 export type Error = ReturnType<typeof Error>["Type"]
-const PromptMessage = lazily(() => Schema.Struct({ content: ContentBlock(), role: Role() }))
+const PromptMessage: () => Schema.Struct<{ content: ReturnType<typeof ContentBlock>; role: ReturnType<typeof Role> }> = lazily(() => Schema.Struct({ content: ContentBlock(), role: Role() }))
 /** The `PromptMessage` type. */
 export type PromptMessage = ReturnType<typeof PromptMessage>["Type"]
-const GetPromptResult = lazily(() => Schema.Struct({ _meta: shared12(), description: shared1(), messages: Schema.Array(PromptMessage()), resultType: Schema.String }))
+const GetPromptResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; description: ReturnType<typeof shared1>; messages: Schema.Array$<ReturnType<typeof PromptMessage>>; resultType: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: shared12(), description: shared1(), messages: Schema.Array(PromptMessage()), resultType: Schema.String }))
 /** The `GetPromptResult` type. */
 export type GetPromptResult = ReturnType<typeof GetPromptResult>["Type"]
-const GetPromptResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Schema.Union(GetPromptResult(), InputRequiredResult()) }))
+const GetPromptResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; result: Schema.Union<[ReturnType<typeof GetPromptResult>, ReturnType<typeof InputRequiredResult>]> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Schema.Union(GetPromptResult(), InputRequiredResult()) }))
 /** The `GetPromptResultResponse` type. */
 export type GetPromptResultResponse = ReturnType<typeof GetPromptResultResponse>["Type"]
-const HeaderMismatchError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32020), data: shared18(), message: Schema.String }), id: shared34(), jsonrpc: shared26() }))
+const HeaderMismatchError: () => Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32020]>; data: ReturnType<typeof shared18>; message: typeof Schema.String }>; id: ReturnType<typeof shared34>; jsonrpc: ReturnType<typeof shared26> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32020), data: shared18(), message: Schema.String }), id: shared34(), jsonrpc: shared26() }))
 /** The `HeaderMismatchError` type. */
 export type HeaderMismatchError = ReturnType<typeof HeaderMismatchError>["Type"]
-const Icons = lazily(() => Schema.Struct({ icons: shared10() }))
+const Icons: () => Schema.Struct<{ icons: ReturnType<typeof shared10> }> = lazily(() => Schema.Struct({ icons: shared10() }))
 /** The `Icons` type. */
 export type Icons = ReturnType<typeof Icons>["Type"]
-const InputResponseRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), inputResponses: shared25(), requestState: shared1() }))
+const InputResponseRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof RequestMetaObject>; inputResponses: ReturnType<typeof shared25>; requestState: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), inputResponses: shared25(), requestState: shared1() }))
 /** The `InputResponseRequestParams` type. */
 export type InputResponseRequestParams = ReturnType<typeof InputResponseRequestParams>["Type"]
-const InternalError = lazily(() => Schema.Struct({ code: Schema.Literal(-32603), data: shared18(), message: Schema.String }))
+const InternalError: () => Schema.Struct<{ code: Schema.Literal<[-32603]>; data: ReturnType<typeof shared18>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Literal(-32603), data: shared18(), message: Schema.String }))
 /** The `InternalError` type. */
 export type InternalError = ReturnType<typeof InternalError>["Type"]
-const InvalidParamsError = lazily(() => Schema.Struct({ code: Schema.Literal(-32602), data: shared18(), message: Schema.String }))
+const InvalidParamsError: () => Schema.Struct<{ code: Schema.Literal<[-32602]>; data: ReturnType<typeof shared18>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Literal(-32602), data: shared18(), message: Schema.String }))
 /** The `InvalidParamsError` type. */
 export type InvalidParamsError = ReturnType<typeof InvalidParamsError>["Type"]
-const InvalidRequestError = lazily(() => Schema.Struct({ code: Schema.Literal(-32600), data: shared18(), message: Schema.String }))
+const InvalidRequestError: () => Schema.Struct<{ code: Schema.Literal<[-32600]>; data: ReturnType<typeof shared18>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Literal(-32600), data: shared18(), message: Schema.String }))
 /** The `InvalidRequestError` type. */
 export type InvalidRequestError = ReturnType<typeof InvalidRequestError>["Type"]
-const JSONRPCErrorResponse = lazily(() => Schema.Struct({ error: Error(), id: shared34(), jsonrpc: shared26() }))
+const JSONRPCErrorResponse: () => Schema.Struct<{ error: ReturnType<typeof Error>; id: ReturnType<typeof shared34>; jsonrpc: ReturnType<typeof shared26> }> = lazily(() => Schema.Struct({ error: Error(), id: shared34(), jsonrpc: shared26() }))
 /** The `JSONRPCErrorResponse` type. */
 export type JSONRPCErrorResponse = ReturnType<typeof JSONRPCErrorResponse>["Type"]
-const JSONRPCNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.String, params: shared24() }))
+const JSONRPCNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared26>; method: typeof Schema.String; params: ReturnType<typeof shared24> }> = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.String, params: shared24() }))
 /** The `JSONRPCNotification` type. */
 export type JSONRPCNotification = ReturnType<typeof JSONRPCNotification>["Type"]
-const JSONRPCRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.String, params: shared24() }))
+const JSONRPCRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: typeof Schema.String; params: ReturnType<typeof shared24> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.String, params: shared24() }))
 /** The `JSONRPCRequest` type. */
 export type JSONRPCRequest = ReturnType<typeof JSONRPCRequest>["Type"]
-const JSONRPCResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Result() }))
+const JSONRPCResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; result: ReturnType<typeof Result> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Result() }))
 /** The `JSONRPCResultResponse` type. */
 export type JSONRPCResultResponse = ReturnType<typeof JSONRPCResultResponse>["Type"]
-const JSONRPCMessage = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResultResponse(), JSONRPCNotification(), JSONRPCErrorResponse()))
+const JSONRPCMessage: () => Schema.Union<[ReturnType<typeof JSONRPCRequest>, ReturnType<typeof JSONRPCResultResponse>, ReturnType<typeof JSONRPCNotification>, ReturnType<typeof JSONRPCErrorResponse>]> = lazily(() => Schema.Union(JSONRPCRequest(), JSONRPCResultResponse(), JSONRPCNotification(), JSONRPCErrorResponse()))
 /** The `JSONRPCMessage` type. */
 export type JSONRPCMessage = ReturnType<typeof JSONRPCMessage>["Type"]
-const JSONRPCResponse = lazily(() => Schema.Union(JSONRPCResultResponse(), JSONRPCErrorResponse()))
+const JSONRPCResponse: () => Schema.Union<[ReturnType<typeof JSONRPCResultResponse>, ReturnType<typeof JSONRPCErrorResponse>]> = lazily(() => Schema.Union(JSONRPCResultResponse(), JSONRPCErrorResponse()))
 /** The `JSONRPCResponse` type. */
 export type JSONRPCResponse = ReturnType<typeof JSONRPCResponse>["Type"]
-const PromptArgument = lazily(() => Schema.Struct({ description: shared1(), name: Schema.String, required: shared6(), title: shared1() }))
+const PromptArgument: () => Schema.Struct<{ description: ReturnType<typeof shared1>; name: typeof Schema.String; required: ReturnType<typeof shared6>; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ description: shared1(), name: Schema.String, required: shared6(), title: shared1() }))
 /** The `PromptArgument` type. */
 export type PromptArgument = ReturnType<typeof PromptArgument>["Type"]
-const Prompt = lazily(() => Schema.Struct({ _meta: shared4(), arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared1(), icons: shared10(), name: Schema.String, title: shared1() }))
+const Prompt: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; arguments: Schema.optionalWith<Schema.Array$<ReturnType<typeof PromptArgument>>, { exact: true }>; description: ReturnType<typeof shared1>; icons: ReturnType<typeof shared10>; name: typeof Schema.String; title: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared4(), arguments: Schema.optionalWith(Schema.Array(PromptArgument()), { exact: true }), description: shared1(), icons: shared10(), name: Schema.String, title: shared1() }))
 /** The `Prompt` type. */
 export type Prompt = ReturnType<typeof Prompt>["Type"]
-const ListPromptsResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), prompts: Schema.Array(Prompt()), resultType: Schema.String, ttlMs: shared14() }))
+const ListPromptsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; cacheScope: ReturnType<typeof shared13>; nextCursor: ReturnType<typeof shared1>; prompts: Schema.Array$<ReturnType<typeof Prompt>>; resultType: typeof Schema.String; ttlMs: ReturnType<typeof shared14> }> = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), prompts: Schema.Array(Prompt()), resultType: Schema.String, ttlMs: shared14() }))
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = ReturnType<typeof ListPromptsResult>["Type"]
-const ListPromptsResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListPromptsResult() }))
+const ListPromptsResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; result: ReturnType<typeof ListPromptsResult> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListPromptsResult() }))
 /** The `ListPromptsResultResponse` type. */
 export type ListPromptsResultResponse = ReturnType<typeof ListPromptsResultResponse>["Type"]
-const ResourceTemplate = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared10(), mimeType: shared1(), name: Schema.String, title: shared1(), uriTemplate: Formats.UriTemplate }))
+const ResourceTemplate: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; description: ReturnType<typeof shared1>; icons: ReturnType<typeof shared10>; mimeType: ReturnType<typeof shared1>; name: typeof Schema.String; title: ReturnType<typeof shared1>; uriTemplate: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared10(), mimeType: shared1(), name: Schema.String, title: shared1(), uriTemplate: Formats.UriTemplate }))
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = ReturnType<typeof ResourceTemplate>["Type"]
-const ListResourceTemplatesResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), resourceTemplates: Schema.Array(ResourceTemplate()), resultType: Schema.String, ttlMs: shared14() }))
+const ListResourceTemplatesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; cacheScope: ReturnType<typeof shared13>; nextCursor: ReturnType<typeof shared1>; resourceTemplates: Schema.Array$<ReturnType<typeof ResourceTemplate>>; resultType: typeof Schema.String; ttlMs: ReturnType<typeof shared14> }> = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), resourceTemplates: Schema.Array(ResourceTemplate()), resultType: Schema.String, ttlMs: shared14() }))
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = ReturnType<typeof ListResourceTemplatesResult>["Type"]
-const ListResourceTemplatesResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListResourceTemplatesResult() }))
+const ListResourceTemplatesResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; result: ReturnType<typeof ListResourceTemplatesResult> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListResourceTemplatesResult() }))
 /** The `ListResourceTemplatesResultResponse` type. */
 export type ListResourceTemplatesResultResponse = ReturnType<typeof ListResourceTemplatesResultResponse>["Type"]
-const Resource = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared10(), mimeType: shared1(), name: Schema.String, size: shared16(), title: shared1(), uri: Formats.Uri }))
+const Resource: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; annotations: ReturnType<typeof shared5>; description: ReturnType<typeof shared1>; icons: ReturnType<typeof shared10>; mimeType: ReturnType<typeof shared1>; name: typeof Schema.String; size: ReturnType<typeof shared16>; title: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), annotations: shared5(), description: shared1(), icons: shared10(), mimeType: shared1(), name: Schema.String, size: shared16(), title: shared1(), uri: Formats.Uri }))
 /** The `Resource` type. */
 export type Resource = ReturnType<typeof Resource>["Type"]
-const ListResourcesResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), resources: Schema.Array(Resource()), resultType: Schema.String, ttlMs: shared14() }))
+const ListResourcesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; cacheScope: ReturnType<typeof shared13>; nextCursor: ReturnType<typeof shared1>; resources: Schema.Array$<ReturnType<typeof Resource>>; resultType: typeof Schema.String; ttlMs: ReturnType<typeof shared14> }> = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), resources: Schema.Array(Resource()), resultType: Schema.String, ttlMs: shared14() }))
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = ReturnType<typeof ListResourcesResult>["Type"]
-const ListResourcesResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListResourcesResult() }))
+const ListResourcesResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; result: ReturnType<typeof ListResourcesResult> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListResourcesResult() }))
 /** The `ListResourcesResultResponse` type. */
 export type ListResourcesResultResponse = ReturnType<typeof ListResourcesResultResponse>["Type"]
-const ListToolsResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), resultType: Schema.String, tools: shared29(), ttlMs: shared14() }))
+const ListToolsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; cacheScope: ReturnType<typeof shared13>; nextCursor: ReturnType<typeof shared1>; resultType: typeof Schema.String; tools: ReturnType<typeof shared29>; ttlMs: ReturnType<typeof shared14> }> = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), nextCursor: shared1(), resultType: Schema.String, tools: shared29(), ttlMs: shared14() }))
 /** The `ListToolsResult` type. */
 export type ListToolsResult = ReturnType<typeof ListToolsResult>["Type"]
-const ListToolsResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListToolsResult() }))
+const ListToolsResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; result: ReturnType<typeof ListToolsResult> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: ListToolsResult() }))
 /** The `ListToolsResultResponse` type. */
 export type ListToolsResultResponse = ReturnType<typeof ListToolsResultResponse>["Type"]
-const LoggingMessageNotificationParams = lazily(() => Schema.Struct({ _meta: shared35(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared1() }))
+const LoggingMessageNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared35>; data: Schema.SchemaClass<unknown>; level: ReturnType<typeof LoggingLevel>; logger: ReturnType<typeof shared1> }> = lazily(() => Schema.Struct({ _meta: shared35(), data: Formats.AnyJson, level: LoggingLevel(), logger: shared1() }))
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = ReturnType<typeof LoggingMessageNotificationParams>["Type"]
-const LoggingMessageNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
+const LoggingMessageNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["notifications/message"]>; params: ReturnType<typeof LoggingMessageNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams() }))
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = ReturnType<typeof LoggingMessageNotification>["Type"]
-const MethodNotFoundError = lazily(() => Schema.Struct({ code: Schema.Literal(-32601), data: shared18(), message: Schema.String }))
+const MethodNotFoundError: () => Schema.Struct<{ code: Schema.Literal<[-32601]>; data: ReturnType<typeof shared18>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Literal(-32601), data: shared18(), message: Schema.String }))
 /** The `MethodNotFoundError` type. */
 export type MethodNotFoundError = ReturnType<typeof MethodNotFoundError>["Type"]
-const MissingRequiredClientCapabilityError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32021), data: Schema.Struct({ requiredCapabilities: ClientCapabilities() }), message: Schema.String }), id: shared34(), jsonrpc: shared26() }))
+const MissingRequiredClientCapabilityError: () => Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32021]>; data: Schema.Struct<{ requiredCapabilities: ReturnType<typeof ClientCapabilities> }>; message: typeof Schema.String }>; id: ReturnType<typeof shared34>; jsonrpc: ReturnType<typeof shared26> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32021), data: Schema.Struct({ requiredCapabilities: ClientCapabilities() }), message: Schema.String }), id: shared34(), jsonrpc: shared26() }))
 /** The `MissingRequiredClientCapabilityError` type. */
 export type MissingRequiredClientCapabilityError = ReturnType<typeof MissingRequiredClientCapabilityError>["Type"]
-const MultiSelectEnumSchema = lazily(() => Schema.Union(UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema()))
+const MultiSelectEnumSchema: () => Schema.Union<[ReturnType<typeof UntitledMultiSelectEnumSchema>, ReturnType<typeof TitledMultiSelectEnumSchema>]> = lazily(() => Schema.Union(UntitledMultiSelectEnumSchema(), TitledMultiSelectEnumSchema()))
 /** The `MultiSelectEnumSchema` type. */
 export type MultiSelectEnumSchema = ReturnType<typeof MultiSelectEnumSchema>["Type"]
-const Notification = lazily(() => Schema.Struct({ method: Schema.String, params: shared24() }))
+const Notification: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared24> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared24() }))
 /** The `Notification` type. */
 export type Notification = ReturnType<typeof Notification>["Type"]
-const NotificationParams = lazily(() => Schema.Struct({ _meta: shared35() }))
+const NotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared35> }> = lazily(() => Schema.Struct({ _meta: shared35() }))
 /** The `NotificationParams` type. */
 export type NotificationParams = ReturnType<typeof NotificationParams>["Type"]
-const PaginatedRequest = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.String, params: PaginatedRequestParams() }))
+const PaginatedRequest: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; method: typeof Schema.String; params: ReturnType<typeof PaginatedRequestParams> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), method: Schema.String, params: PaginatedRequestParams() }))
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = ReturnType<typeof PaginatedRequest>["Type"]
-const PaginatedResult = lazily(() => Schema.Struct({ _meta: shared12(), nextCursor: shared1(), resultType: Schema.String }))
+const PaginatedResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; nextCursor: ReturnType<typeof shared1>; resultType: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: shared12(), nextCursor: shared1(), resultType: Schema.String }))
 /** The `PaginatedResult` type. */
 export type PaginatedResult = ReturnType<typeof PaginatedResult>["Type"]
-const ParseError = lazily(() => Schema.Struct({ code: Schema.Literal(-32700), data: shared18(), message: Schema.String }))
+const ParseError: () => Schema.Struct<{ code: Schema.Literal<[-32700]>; data: ReturnType<typeof shared18>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Literal(-32700), data: shared18(), message: Schema.String }))
 /** The `ParseError` type. */
 export type ParseError = ReturnType<typeof ParseError>["Type"]
-const ProgressNotificationParams = lazily(() => Schema.Struct({ _meta: shared35(), message: shared1(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared28() }))
+const ProgressNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared35>; message: ReturnType<typeof shared1>; progress: Schema.SchemaClass<number>; progressToken: ReturnType<typeof ProgressToken>; total: ReturnType<typeof shared28> }> = lazily(() => Schema.Struct({ _meta: shared35(), message: shared1(), progress: Formats.JsonNumber, progressToken: ProgressToken(), total: shared28() }))
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = ReturnType<typeof ProgressNotificationParams>["Type"]
-const ProgressNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
+const ProgressNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["notifications/progress"]>; params: ReturnType<typeof ProgressNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams() }))
 /** The `ProgressNotification` type. */
 export type ProgressNotification = ReturnType<typeof ProgressNotification>["Type"]
-const shared41 = lazily(() => Schema.optionalWith(NotificationParams(), { exact: true }))
-const PromptListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/prompts/list_changed"), params: shared41() }))
+const shared41: () => Schema.optionalWith<ReturnType<typeof NotificationParams>, { exact: true }> = lazily(() => Schema.optionalWith(NotificationParams(), { exact: true }))
+const PromptListChangedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["notifications/prompts/list_changed"]>; params: ReturnType<typeof shared41> }> = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/prompts/list_changed"), params: shared41() }))
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = ReturnType<typeof PromptListChangedNotification>["Type"]
-const ReadResourceResult = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), contents: Schema.Array(shared15()), resultType: Schema.String, ttlMs: shared14() }))
+const ReadResourceResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared12>; cacheScope: ReturnType<typeof shared13>; contents: Schema.Array$<ReturnType<typeof shared15>>; resultType: typeof Schema.String; ttlMs: ReturnType<typeof shared14> }> = lazily(() => Schema.Struct({ _meta: shared12(), cacheScope: shared13(), contents: Schema.Array(shared15()), resultType: Schema.String, ttlMs: shared14() }))
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = ReturnType<typeof ReadResourceResult>["Type"]
-const ReadResourceResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Schema.Union(ReadResourceResult(), InputRequiredResult()) }))
+const ReadResourceResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; result: Schema.Union<[ReturnType<typeof ReadResourceResult>, ReturnType<typeof InputRequiredResult>]> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: Schema.Union(ReadResourceResult(), InputRequiredResult()) }))
 /** The `ReadResourceResultResponse` type. */
 export type ReadResourceResultResponse = ReturnType<typeof ReadResourceResultResponse>["Type"]
-const Request = lazily(() => Schema.Struct({ method: Schema.String, params: shared24() }))
+const Request: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared24> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared24() }))
 /** The `Request` type. */
 export type Request = ReturnType<typeof Request>["Type"]
-const ResourceContents = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), uri: Formats.Uri }))
+const ResourceContents: () => Schema.Struct<{ _meta: ReturnType<typeof shared4>; mimeType: ReturnType<typeof shared1>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared4(), mimeType: shared1(), uri: Formats.Uri }))
 /** The `ResourceContents` type. */
 export type ResourceContents = ReturnType<typeof ResourceContents>["Type"]
-const ResourceListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/resources/list_changed"), params: shared41() }))
+const ResourceListChangedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["notifications/resources/list_changed"]>; params: ReturnType<typeof shared41> }> = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/resources/list_changed"), params: shared41() }))
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = ReturnType<typeof ResourceListChangedNotification>["Type"]
-const ResourceRequestParams = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), uri: Formats.Uri }))
+const ResourceRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof RequestMetaObject>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: RequestMetaObject(), uri: Formats.Uri }))
 /** The `ResourceRequestParams` type. */
 export type ResourceRequestParams = ReturnType<typeof ResourceRequestParams>["Type"]
-const ResourceUpdatedNotificationParams = lazily(() => Schema.Struct({ _meta: shared35(), uri: Formats.Uri }))
+const ResourceUpdatedNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared35>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared35(), uri: Formats.Uri }))
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = ReturnType<typeof ResourceUpdatedNotificationParams>["Type"]
-const ResourceUpdatedNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
+const ResourceUpdatedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["notifications/resources/updated"]>; params: ReturnType<typeof ResourceUpdatedNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams() }))
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = ReturnType<typeof ResourceUpdatedNotification>["Type"]
-const ResultType = lazily(() => Schema.String)
+const ResultType: () => typeof Schema.String = lazily(() => Schema.String)
 /** The `ResultType` type. */
 export type ResultType = ReturnType<typeof ResultType>["Type"]
-const SubscriptionsAcknowledgedNotificationParams = lazily(() => Schema.Struct({ _meta: shared35(), notifications: SubscriptionFilter() }))
+const SubscriptionsAcknowledgedNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared35>; notifications: ReturnType<typeof SubscriptionFilter> }> = lazily(() => Schema.Struct({ _meta: shared35(), notifications: SubscriptionFilter() }))
 /** The `SubscriptionsAcknowledgedNotificationParams` type. */
 export type SubscriptionsAcknowledgedNotificationParams = ReturnType<typeof SubscriptionsAcknowledgedNotificationParams>["Type"]
-const SubscriptionsAcknowledgedNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/subscriptions/acknowledged"), params: SubscriptionsAcknowledgedNotificationParams() }))
+const SubscriptionsAcknowledgedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["notifications/subscriptions/acknowledged"]>; params: ReturnType<typeof SubscriptionsAcknowledgedNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/subscriptions/acknowledged"), params: SubscriptionsAcknowledgedNotificationParams() }))
 /** The `SubscriptionsAcknowledgedNotification` type. */
 export type SubscriptionsAcknowledgedNotification = ReturnType<typeof SubscriptionsAcknowledgedNotification>["Type"]
-const ToolListChangedNotification = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/tools/list_changed"), params: shared41() }))
+const ToolListChangedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared26>; method: Schema.Literal<["notifications/tools/list_changed"]>; params: ReturnType<typeof shared41> }> = lazily(() => Schema.Struct({ jsonrpc: shared26(), method: Schema.Literal("notifications/tools/list_changed"), params: shared41() }))
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = ReturnType<typeof ToolListChangedNotification>["Type"]
-const ServerNotification = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), SubscriptionsAcknowledgedNotification(), ResourceUpdatedNotification(), LoggingMessageNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
+const ServerNotification: () => Schema.Union<[ReturnType<typeof CancelledNotification>, ReturnType<typeof ProgressNotification>, ReturnType<typeof SubscriptionsAcknowledgedNotification>, ReturnType<typeof ResourceUpdatedNotification>, ReturnType<typeof LoggingMessageNotification>, ReturnType<typeof ResourceListChangedNotification>, ReturnType<typeof PromptListChangedNotification>, ReturnType<typeof ToolListChangedNotification>]> = lazily(() => Schema.Union(CancelledNotification(), ProgressNotification(), SubscriptionsAcknowledgedNotification(), ResourceUpdatedNotification(), LoggingMessageNotification(), ResourceListChangedNotification(), PromptListChangedNotification(), ToolListChangedNotification()))
 /** The `ServerNotification` type. */
 export type ServerNotification = ReturnType<typeof ServerNotification>["Type"]
-const SubscriptionsListenResultMetaObject = lazily(() => Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared11(), "io.modelcontextprotocol/subscriptionId": RequestId() }, Formats.AnyJsonRecord))
+const SubscriptionsListenResultMetaObject: () => Schema.TypeLiteral<{ "io.modelcontextprotocol/serverInfo": ReturnType<typeof shared11>; "io.modelcontextprotocol/subscriptionId": ReturnType<typeof RequestId> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared11(), "io.modelcontextprotocol/subscriptionId": RequestId() }, Formats.AnyJsonRecord))
 /** The `SubscriptionsListenResultMetaObject` type. */
 export type SubscriptionsListenResultMetaObject = ReturnType<typeof SubscriptionsListenResultMetaObject>["Type"]
-const SubscriptionsListenResult = lazily(() => Schema.Struct({ _meta: SubscriptionsListenResultMetaObject(), resultType: Schema.String }))
+const SubscriptionsListenResult: () => Schema.Struct<{ _meta: ReturnType<typeof SubscriptionsListenResultMetaObject>; resultType: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: SubscriptionsListenResultMetaObject(), resultType: Schema.String }))
 /** The `SubscriptionsListenResult` type. */
 export type SubscriptionsListenResult = ReturnType<typeof SubscriptionsListenResult>["Type"]
-const ServerResult = lazily(() => Schema.Union(DiscoverResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), ListToolsResult(), SubscriptionsListenResult(), GetPromptResult(), CallToolResult(), CompleteResult(), Result(), InputRequiredResult()))
+const ServerResult: () => Schema.Union<[ReturnType<typeof DiscoverResult>, ReturnType<typeof ListResourcesResult>, ReturnType<typeof ListResourceTemplatesResult>, ReturnType<typeof ReadResourceResult>, ReturnType<typeof ListPromptsResult>, ReturnType<typeof ListToolsResult>, ReturnType<typeof SubscriptionsListenResult>, ReturnType<typeof GetPromptResult>, ReturnType<typeof CallToolResult>, ReturnType<typeof CompleteResult>, ReturnType<typeof Result>, ReturnType<typeof InputRequiredResult>]> = lazily(() => Schema.Union(DiscoverResult(), ListResourcesResult(), ListResourceTemplatesResult(), ReadResourceResult(), ListPromptsResult(), ListToolsResult(), SubscriptionsListenResult(), GetPromptResult(), CallToolResult(), CompleteResult(), Result(), InputRequiredResult()))
 /** The `ServerResult` type. */
 export type ServerResult = ReturnType<typeof ServerResult>["Type"]
-const SingleSelectEnumSchema = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema()))
+const SingleSelectEnumSchema: () => Schema.Union<[ReturnType<typeof UntitledSingleSelectEnumSchema>, ReturnType<typeof TitledSingleSelectEnumSchema>]> = lazily(() => Schema.Union(UntitledSingleSelectEnumSchema(), TitledSingleSelectEnumSchema()))
 /** The `SingleSelectEnumSchema` type. */
 export type SingleSelectEnumSchema = ReturnType<typeof SingleSelectEnumSchema>["Type"]
-const SubscriptionsListenResultResponse = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: SubscriptionsListenResult() }))
+const SubscriptionsListenResultResponse: () => Schema.Struct<{ id: ReturnType<typeof RequestId>; jsonrpc: ReturnType<typeof shared26>; result: ReturnType<typeof SubscriptionsListenResult> }> = lazily(() => Schema.Struct({ id: RequestId(), jsonrpc: shared26(), result: SubscriptionsListenResult() }))
 /** The `SubscriptionsListenResultResponse` type. */
 export type SubscriptionsListenResultResponse = ReturnType<typeof SubscriptionsListenResultResponse>["Type"]
-const UnsupportedProtocolVersionError = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32022), data: Schema.Struct({ requested: Schema.String, supported: shared7() }), message: Schema.String }), id: shared34(), jsonrpc: shared26() }))
+const UnsupportedProtocolVersionError: () => Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32022]>; data: Schema.Struct<{ requested: typeof Schema.String; supported: ReturnType<typeof shared7> }>; message: typeof Schema.String }>; id: ReturnType<typeof shared34>; jsonrpc: ReturnType<typeof shared26> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32022), data: Schema.Struct({ requested: Schema.String, supported: shared7() }), message: Schema.String }), id: shared34(), jsonrpc: shared26() }))
 /** The `UnsupportedProtocolVersionError` type. */
 export type UnsupportedProtocolVersionError = ReturnType<typeof UnsupportedProtocolVersionError>["Type"]
 

@@ -48,18 +48,18 @@ const extensionKey = (fc: FC) => fc.constantFrom("com.example/trace", "x-vendor"
 const objectKey = (fc: FC) => fc.constantFrom("a", "key", "", "x-1", "ü")
 
 /** A value the spec leaves unconstrained (`{}`): not validated, generated as JSON. */
-export const AnyJson = Schema.Unknown.annotations({ arbitrary: () => (fc) => json(fc) })
+export const AnyJson: Schema.SchemaClass<unknown> = Schema.Unknown.annotations({ arbitrary: () => (fc) => json(fc) })
 
 /** A JSON number: finite. */
-export const JsonNumber = Schema.Number.annotations({
+export const JsonNumber: Schema.SchemaClass<number> = Schema.Number.annotations({
   arbitrary: () => (fc) => fc.double({ noNaN: true, noDefaultInfinity: true })
 })
 
 /** A string in `uri` format (decoding is lenient, as peers are). */
-export const Uri = Schema.String.annotations({ arbitrary: () => (fc) => fc.webUrl() })
+export const Uri: Schema.SchemaClass<string> = Schema.String.annotations({ arbitrary: () => (fc) => fc.webUrl() })
 
 /** A string in `uri-template` format (RFC 6570). */
-export const UriTemplate = Schema.String.annotations({
+export const UriTemplate: Schema.SchemaClass<string> = Schema.String.annotations({
   arbitrary: () => (fc) =>
     fc.tuple(
       fc.constantFrom("file", "https", "test", "mem"),
@@ -68,22 +68,26 @@ export const UriTemplate = Schema.String.annotations({
 })
 
 /** A base64 string (`format: byte`). */
-export const Base64 = Schema.String.annotations({ arbitrary: () => (fc) => fc.base64String() })
+export const Base64: Schema.SchemaClass<string> = Schema.String.annotations({
+  arbitrary: () => (fc) => fc.base64String()
+})
 
 /** An object whose every value has the given schema. */
-export const JsonRecord = <A, I, R>(value: Schema.Schema<A, I, R>) => Schema.Record({ key: Schema.String, value })
+export const JsonRecord = <S extends Schema.Schema.All>(value: S): Schema.Record$<typeof Schema.String, S> =>
+  Schema.Record({ key: Schema.String, value })
 
 /** A key of a free-form object (one schema shared by every such object). */
 const ObjectKey = Schema.String.annotations({ arbitrary: () => (fc) => objectKey(fc) })
 
 /** An open object with values of the given schema. */
-export const OpenObject = <A, I, R>(value: Schema.Schema<A, I, R>) => Schema.Record({ key: ObjectKey, value })
+export const OpenObject = <S extends Schema.Schema.All>(value: S): Schema.Record$<Schema.SchemaClass<string>, S> =>
+  Schema.Record({ key: ObjectKey, value })
 
 /** A bare `type: object`: an open object of any JSON values. */
-export const OpenAnyJson = OpenObject(AnyJson)
+export const OpenAnyJson: Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>> = OpenObject(AnyJson)
 
 /** The index signature that keeps an object open: extra keys pass through unchanged. */
-export const AnyJsonRecord = Schema.Record({
+export const AnyJsonRecord: Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>> = Schema.Record({
   key: Schema.String.annotations({ arbitrary: () => (fc) => extensionKey(fc) }),
   value: AnyJson
 })
@@ -92,7 +96,8 @@ export const AnyJsonRecord = Schema.Record({
  * A key that other revisions define on this object but this revision does not: kept when decoding
  * (unknown keys pass through), dropped when encoding a domain value for this revision.
  */
-export const Foreign = Schema.optionalToOptional(Schema.Unknown, Schema.Unknown, {
-  decode: (o) => o,
-  encode: () => Option.none()
-})
+export const Foreign: Schema.PropertySignature<"?:", unknown, never, "?:", unknown, false, never> = Schema
+  .optionalToOptional(Schema.Unknown, Schema.Unknown, {
+    decode: (o) => o,
+    encode: () => Option.none()
+  })
