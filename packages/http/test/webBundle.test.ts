@@ -97,18 +97,22 @@ const typecheckForTheWeb = (files: ReadonlyArray<string>) => {
 
 describe.skipIf(adapter !== "node")("the packages in a browser or a worker", () => {
   for (const [runtime, options] of targets) {
-    it.live(`bundle for ${runtime}: no node:* import, the fetch client and web handler, no node:http adapter`, () =>
-      Effect.gen(function*() {
-        const metafile = yield* bundle(options)
-        const sources = ourSources(metafile)
-        expect(externalImports(metafile)).toEqual([])
-        expect(Object.keys(metafile.inputs).filter((input) => input.startsWith("node:"))).toEqual([])
-        expect(sources).toContain("packages/http/src/index.web.ts")
-        expect(sources).toContain("packages/http/src/McpHttpClient.ts")
-        expect(sources).toContain("packages/http/src/McpWebHandler.ts")
-        expect(sources).not.toContain("packages/http/src/index.ts")
-        expect(sources.filter((s) => /McpNodeHttp/.test(s))).toEqual([])
-      }), 120_000)
+    it.live(
+      `bundle for ${runtime}: no node:* import, the fetch client and web handler, no node:http adapter`,
+      () =>
+        Effect.gen(function*() {
+          const metafile = yield* bundle(options)
+          const sources = ourSources(metafile)
+          expect(externalImports(metafile)).toEqual([])
+          expect(Object.keys(metafile.inputs).filter((input) => input.startsWith("node:"))).toEqual([])
+          expect(sources).toContain("packages/http/src/index.web.ts")
+          expect(sources).toContain("packages/http/src/McpHttpClient.ts")
+          expect(sources).toContain("packages/http/src/McpWebHandler.ts")
+          expect(sources).not.toContain("packages/http/src/index.ts")
+          expect(sources.filter((s) => /McpNodeHttp/.test(s))).toEqual([])
+        }),
+      120_000
+    )
   }
 
   it.live("Node's own bundle of the root keeps the node:http adapters", () =>
@@ -120,10 +124,14 @@ describe.skipIf(adapter !== "node")("the packages in a browser or a worker", () 
       expect(externalImports(metafile)).toContain("node:http")
     }), 120_000)
 
-  it.live("every module of ours a browser bundle reaches typechecks with the DOM library and no Node types", () =>
-    Effect.gen(function*() {
-      const sources = ourSources(yield* bundle({ platform: "browser" }))
-      expect(sources.length).toBeGreaterThan(100)
-      expect(typecheckForTheWeb(sources)).toEqual([])
-    }), 300_000)
+  it.live(
+    "every module of ours a browser bundle reaches typechecks with the DOM library and no Node types",
+    () =>
+      Effect.gen(function*() {
+        const sources = ourSources(yield* bundle({ platform: "browser" }))
+        expect(sources.length).toBeGreaterThan(100)
+        expect(typecheckForTheWeb(sources)).toEqual([])
+      }),
+    300_000
+  )
 })

@@ -56,7 +56,10 @@ type Key = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
 
 // The secret is copied: a caller's bytes may sit on a SharedArrayBuffer, which Web Crypto refuses.
 const importKey = (secret: Uint8Array): Promise<Key> =>
-  globalThis.crypto.subtle.importKey("raw", new Uint8Array(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"])
+  globalThis.crypto.subtle.importKey("raw", new Uint8Array(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+    "verify"
+  ])
 
 /** A state sealed under a key: its payload and its MAC, each in Base64url. */
 const seal = async (key: Key, state: State, issuedAt: number): Promise<string> => {
