@@ -5,6 +5,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as Domain from "./generated/Domain.js"
+import { lazily } from "./internal/lazily.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import * as Revision from "./Revision.js"
 
@@ -253,8 +254,9 @@ export const toWire = (error: McpError, revision: Revision.Revision): JsonRpc.Er
 const field = (data: unknown, key: string): unknown =>
   typeof data === "object" && data !== null ? (data as Record<string, unknown>)[key] : undefined
 
-const decodeCapabilities = Schema.decodeUnknownOption(Domain.ClientCapabilities)
-const decodeUrlParams = Schema.decodeUnknownOption(Schema.Array(Domain.ElicitRequestURLParams))
+// Compiled on the first wire error that carries them, not when the package is imported.
+const decodeCapabilities = lazily(() => Schema.decodeUnknownOption(Domain.ClientCapabilities))
+const decodeUrlParams = lazily(() => Schema.decodeUnknownOption(Schema.Array(Domain.ElicitRequestURLParams)))
 const stringArray = (u: unknown): ReadonlyArray<string> | undefined =>
   Array.isArray(u) && u.every((s) => typeof s === "string") ? u : undefined
 
@@ -298,14 +300,14 @@ export const fromWire = (error: JsonRpc.ErrorObject): McpError => {
       return new ResourceNotFound({ message, uri: typeof uri === "string" ? uri : "" })
     }
     case codes.UrlElicitationRequired: {
-      const elicitations = decodeUrlParams(field(data, "elicitations"))
+      const elicitations = decodeUrlParams()(field(data, "elicitations"))
       if (elicitations._tag === "Some") return new UrlElicitationRequired({ message, elicitations: elicitations.value })
       break
     }
     case codes.HeaderMismatch:
       return new HeaderMismatch({ message, ...rest })
     case codes.MissingRequiredClientCapability: {
-      const caps = decodeCapabilities(field(data, "requiredCapabilities"))
+      const caps = decodeCapabilities()(field(data, "requiredCapabilities"))
       if (caps._tag === "Some") {
         return new MissingRequiredClientCapability({ message, requiredCapabilities: caps.value })
       }

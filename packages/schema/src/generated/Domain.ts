@@ -5,892 +5,1098 @@
  */
 import * as Schema from "effect/Schema"
 import * as Formats from "../internal/formats.js"
+import { deferred } from "../internal/deferred.js"
+import { lazily } from "../internal/lazily.js"
 import * as Json from "../Json.js"
 
+const buildRole: () => Schema.Literal<["assistant", "user"]> = lazily(() => Schema.Literal("assistant", "user"))
 /** The `Role` type. */
-export const Role: Schema.Literal<["assistant", "user"]> = Schema.Literal("assistant", "user")
+export const Role: Schema.Literal<["assistant", "user"]> = deferred(buildRole)
 /** The `Role` type. */
 export type Role = typeof Role.Type
-const shared1: Schema.Array$<typeof Role> = Schema.Array(Role)
-const shared2: Schema.optionalWith<typeof shared1, { exact: true }> = Schema.optionalWith(shared1, { exact: true })
-const shared3: Schema.filter<Schema.filter<Schema.SchemaClass<number>>> = Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1))
-const shared4: Schema.optionalWith<typeof shared3, { exact: true }> = Schema.optionalWith(shared3, { exact: true })
-const shared5: Schema.Struct<{ audience: typeof shared2; priority: typeof shared4 }> = Schema.Struct({ audience: shared2, priority: shared4 })
+const shared1: () => Schema.Array$<ReturnType<typeof buildRole>> = lazily(() => Schema.Array(buildRole()))
+const shared2: () => Schema.optionalWith<ReturnType<typeof shared1>, { exact: true }> = lazily(() => Schema.optionalWith(shared1(), { exact: true }))
+const shared3: () => Schema.filter<Schema.filter<Schema.SchemaClass<number>>> = lazily(() => Formats.JsonNumber.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(1)))
+const shared4: () => Schema.optionalWith<ReturnType<typeof shared3>, { exact: true }> = lazily(() => Schema.optionalWith(shared3(), { exact: true }))
+const shared5: () => Schema.Struct<{ audience: ReturnType<typeof shared2>; priority: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ audience: shared2(), priority: shared4() }))
+const buildAnnotated: () => Schema.Struct<{ annotations: Schema.optionalWith<ReturnType<typeof shared5>, { exact: true }> }> = lazily(() => Schema.Struct({ annotations: Schema.optionalWith(shared5(), { exact: true }) }))
 /** The `Annotated` type. */
-export const Annotated: Schema.Struct<{ annotations: Schema.optionalWith<typeof shared5, { exact: true }> }> = Schema.Struct({ annotations: Schema.optionalWith(shared5, { exact: true }) })
+export const Annotated: Schema.Struct<{ annotations: Schema.optionalWith<ReturnType<typeof shared5>, { exact: true }> }> = deferred(buildAnnotated)
 /** The `Annotated` type. */
 export type Annotated = typeof Annotated.Type
-const shared6: Schema.optionalWith<typeof Schema.String, { exact: true }> = Schema.optionalWith(Schema.String, { exact: true })
+const shared6: () => Schema.optionalWith<typeof Schema.String, { exact: true }> = lazily(() => Schema.optionalWith(Schema.String, { exact: true }))
+const buildAnnotations: () => Schema.Struct<{ audience: ReturnType<typeof shared2>; priority: ReturnType<typeof shared4>; lastModified: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ audience: shared2(), priority: shared4(), lastModified: shared6() }))
 /** The `Annotations` type. */
-export const Annotations: Schema.Struct<{ audience: typeof shared2; priority: typeof shared4; lastModified: typeof shared6 }> = Schema.Struct({ audience: shared2, priority: shared4, lastModified: shared6 })
+export const Annotations: Schema.Struct<{ audience: ReturnType<typeof shared2>; priority: ReturnType<typeof shared4>; lastModified: ReturnType<typeof shared6> }> = deferred(buildAnnotations)
 /** The `Annotations` type. */
 export type Annotations = typeof Annotations.Type
+const buildMetaObject: () => Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>> = lazily(() => Formats.OpenAnyJson)
 /** The `MetaObject` type. */
-export const MetaObject: Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>> = Formats.OpenAnyJson
+export const MetaObject: Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>> = deferred(buildMetaObject)
 /** The `MetaObject` type. */
 export type MetaObject = typeof MetaObject.Type
-const shared7: Schema.optionalWith<typeof Annotations, { exact: true }> = Schema.optionalWith(Annotations, { exact: true })
-const shared8: Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>, { exact: true }> = Schema.optionalWith(Formats.OpenAnyJson, { exact: true })
+const shared7: () => Schema.optionalWith<ReturnType<typeof buildAnnotations>, { exact: true }> = lazily(() => Schema.optionalWith(buildAnnotations(), { exact: true }))
+const shared8: () => Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.OpenAnyJson, { exact: true }))
+const buildAudioContent: () => Schema.Struct<{ annotations: ReturnType<typeof shared7>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["audio"]>; _meta: ReturnType<typeof shared8> }> = lazily(() => Schema.Struct({ annotations: shared7(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio"), _meta: shared8() }))
 /** The `AudioContent` type. */
-export const AudioContent: Schema.Struct<{ annotations: typeof shared7; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["audio"]>; _meta: typeof shared8 }> = Schema.Struct({ annotations: shared7, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("audio"), _meta: shared8 })
+export const AudioContent: Schema.Struct<{ annotations: ReturnType<typeof shared7>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["audio"]>; _meta: ReturnType<typeof shared8> }> = deferred(buildAudioContent)
 /** The `AudioContent` type. */
 export type AudioContent = typeof AudioContent.Type
+const buildBaseMetadata: () => Schema.Struct<{ name: typeof Schema.String; title: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ name: Schema.String, title: shared6() }))
 /** The `BaseMetadata` type. */
-export const BaseMetadata: Schema.Struct<{ name: typeof Schema.String; title: typeof shared6 }> = Schema.Struct({ name: Schema.String, title: shared6 })
+export const BaseMetadata: Schema.Struct<{ name: typeof Schema.String; title: ReturnType<typeof shared6> }> = deferred(buildBaseMetadata)
 /** The `BaseMetadata` type. */
 export type BaseMetadata = typeof BaseMetadata.Type
+const buildBlobResourceContents: () => Schema.Struct<{ blob: Schema.SchemaClass<string>; mimeType: ReturnType<typeof shared6>; uri: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8> }> = lazily(() => Schema.Struct({ blob: Formats.Base64, mimeType: shared6(), uri: Formats.Uri, _meta: shared8() }))
 /** The `BlobResourceContents` type. */
-export const BlobResourceContents: Schema.Struct<{ blob: Schema.SchemaClass<string>; mimeType: typeof shared6; uri: Schema.SchemaClass<string>; _meta: typeof shared8 }> = Schema.Struct({ blob: Formats.Base64, mimeType: shared6, uri: Formats.Uri, _meta: shared8 })
+export const BlobResourceContents: Schema.Struct<{ blob: Schema.SchemaClass<string>; mimeType: ReturnType<typeof shared6>; uri: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8> }> = deferred(buildBlobResourceContents)
 /** The `BlobResourceContents` type. */
 export type BlobResourceContents = typeof BlobResourceContents.Type
-const shared9: Schema.optionalWith<typeof Schema.Boolean, { exact: true }> = Schema.optionalWith(Schema.Boolean, { exact: true })
+const shared9: () => Schema.optionalWith<typeof Schema.Boolean, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Boolean, { exact: true }))
+const buildBooleanSchema: () => Schema.Struct<{ default: ReturnType<typeof shared9>; description: ReturnType<typeof shared6>; title: ReturnType<typeof shared6>; type: Schema.Literal<["boolean"]> }> = lazily(() => Schema.Struct({ default: shared9(), description: shared6(), title: shared6(), type: Schema.Literal("boolean") }))
 /** The `BooleanSchema` type. */
-export const BooleanSchema: Schema.Struct<{ default: typeof shared9; description: typeof shared6; title: typeof shared6; type: Schema.Literal<["boolean"]> }> = Schema.Struct({ default: shared9, description: shared6, title: shared6, type: Schema.Literal("boolean") })
+export const BooleanSchema: Schema.Struct<{ default: ReturnType<typeof shared9>; description: ReturnType<typeof shared6>; title: ReturnType<typeof shared6>; type: Schema.Literal<["boolean"]> }> = deferred(buildBooleanSchema)
 /** The `BooleanSchema` type. */
 export type BooleanSchema = typeof BooleanSchema.Type
-const shared10: Schema.Array$<typeof Schema.String> = Schema.Array(Schema.String)
-const shared11: Schema.optionalWith<typeof shared10, { exact: true }> = Schema.optionalWith(shared10, { exact: true })
+const shared10: () => Schema.Array$<typeof Schema.String> = lazily(() => Schema.Array(Schema.String))
+const shared11: () => Schema.optionalWith<ReturnType<typeof shared10>, { exact: true }> = lazily(() => Schema.optionalWith(shared10(), { exact: true }))
+const buildIcon: () => Schema.Struct<{ mimeType: ReturnType<typeof shared6>; sizes: ReturnType<typeof shared11>; src: Schema.SchemaClass<string>; theme: Schema.optionalWith<Schema.Literal<["dark", "light"]>, { exact: true }> }> = lazily(() => Schema.Struct({ mimeType: shared6(), sizes: shared11(), src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) }))
 /** The `Icon` type. */
-export const Icon: Schema.Struct<{ mimeType: typeof shared6; sizes: typeof shared11; src: Schema.SchemaClass<string>; theme: Schema.optionalWith<Schema.Literal<["dark", "light"]>, { exact: true }> }> = Schema.Struct({ mimeType: shared6, sizes: shared11, src: Formats.Uri, theme: Schema.optionalWith(Schema.Literal("dark", "light"), { exact: true }) })
+export const Icon: Schema.Struct<{ mimeType: ReturnType<typeof shared6>; sizes: ReturnType<typeof shared11>; src: Schema.SchemaClass<string>; theme: Schema.optionalWith<Schema.Literal<["dark", "light"]>, { exact: true }> }> = deferred(buildIcon)
 /** The `Icon` type. */
 export type Icon = typeof Icon.Type
-const shared12: Schema.Array$<typeof Icon> = Schema.Array(Icon)
-const shared13: Schema.optionalWith<typeof shared12, { exact: true }> = Schema.optionalWith(shared12, { exact: true })
+const shared12: () => Schema.Array$<ReturnType<typeof buildIcon>> = lazily(() => Schema.Array(buildIcon()))
+const shared13: () => Schema.optionalWith<ReturnType<typeof shared12>, { exact: true }> = lazily(() => Schema.optionalWith(shared12(), { exact: true }))
+const buildImplementation: () => Schema.Struct<{ name: typeof Schema.String; version: typeof Schema.String; title: ReturnType<typeof shared6>; description: ReturnType<typeof shared6>; icons: ReturnType<typeof shared13>; websiteUrl: Schema.optionalWith<Schema.SchemaClass<string>, { exact: true }> }> = lazily(() => Schema.Struct({ name: Schema.String, version: Schema.String, title: shared6(), description: shared6(), icons: shared13(), websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) }))
 /** The `Implementation` type. */
-export const Implementation: Schema.Struct<{ name: typeof Schema.String; version: typeof Schema.String; title: typeof shared6; description: typeof shared6; icons: typeof shared13; websiteUrl: Schema.optionalWith<Schema.SchemaClass<string>, { exact: true }> }> = Schema.Struct({ name: Schema.String, version: Schema.String, title: shared6, description: shared6, icons: shared13, websiteUrl: Schema.optionalWith(Formats.Uri, { exact: true }) })
+export const Implementation: Schema.Struct<{ name: typeof Schema.String; version: typeof Schema.String; title: ReturnType<typeof shared6>; description: ReturnType<typeof shared6>; icons: ReturnType<typeof shared13>; websiteUrl: Schema.optionalWith<Schema.SchemaClass<string>, { exact: true }> }> = deferred(buildImplementation)
 /** The `Implementation` type. */
 export type Implementation = typeof Implementation.Type
-const shared14: Schema.optionalWith<typeof Implementation, { exact: true }> = Schema.optionalWith(Implementation, { exact: true })
+const shared14: () => Schema.optionalWith<ReturnType<typeof buildImplementation>, { exact: true }> = lazily(() => Schema.optionalWith(buildImplementation(), { exact: true }))
+const buildResultMetaObject: () => Schema.TypeLiteral<{ "io.modelcontextprotocol/serverInfo": ReturnType<typeof shared14> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared14() }, Formats.AnyJsonRecord))
 /** The `ResultMetaObject` type. */
-export const ResultMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/serverInfo": typeof shared14 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared14 }, Formats.AnyJsonRecord)
+export const ResultMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/serverInfo": ReturnType<typeof shared14> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildResultMetaObject)
 /** The `ResultMetaObject` type. */
 export type ResultMetaObject = typeof ResultMetaObject.Type
-const shared15: Schema.optionalWith<typeof ResultMetaObject, { exact: true }> = Schema.optionalWith(ResultMetaObject, { exact: true })
-const shared16: Schema.Literal<["private", "public"]> = Schema.Literal("private", "public")
-const shared17: Schema.filter<typeof Schema.Int> = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+const shared15: () => Schema.optionalWith<ReturnType<typeof buildResultMetaObject>, { exact: true }> = lazily(() => Schema.optionalWith(buildResultMetaObject(), { exact: true }))
+const shared16: () => Schema.Literal<["private", "public"]> = lazily(() => Schema.Literal("private", "public"))
+const shared17: () => Schema.filter<typeof Schema.Int> = lazily(() => Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)))
+const buildCacheableResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared15>; cacheScope: ReturnType<typeof shared16>; resultType: typeof Schema.String; ttlMs: ReturnType<typeof shared17> }> = lazily(() => Schema.Struct({ _meta: shared15(), cacheScope: shared16(), resultType: Schema.String, ttlMs: shared17() }))
 /** The `CacheableResult` type. */
-export const CacheableResult: Schema.Struct<{ _meta: typeof shared15; cacheScope: typeof shared16; resultType: typeof Schema.String; ttlMs: typeof shared17 }> = Schema.Struct({ _meta: shared15, cacheScope: shared16, resultType: Schema.String, ttlMs: shared17 })
+export const CacheableResult: Schema.Struct<{ _meta: ReturnType<typeof shared15>; cacheScope: ReturnType<typeof shared16>; resultType: typeof Schema.String; ttlMs: ReturnType<typeof shared17> }> = deferred(buildCacheableResult)
 /** The `CacheableResult` type. */
 export type CacheableResult = typeof CacheableResult.Type
-const shared18: Schema.Union<[typeof shared5, typeof Annotations]> = Schema.Union(shared5, Annotations)
-const shared19: Schema.optionalWith<typeof shared18, { exact: true }> = Schema.optionalWith(shared18, { exact: true })
+const shared18: () => Schema.Union<[ReturnType<typeof shared5>, ReturnType<typeof buildAnnotations>]> = lazily(() => Schema.Union(shared5(), buildAnnotations()))
+const shared19: () => Schema.optionalWith<ReturnType<typeof shared18>, { exact: true }> = lazily(() => Schema.optionalWith(shared18(), { exact: true }))
+const buildImageContent: () => Schema.Struct<{ annotations: ReturnType<typeof shared19>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["image"]>; _meta: ReturnType<typeof shared8> }> = lazily(() => Schema.Struct({ annotations: shared19(), data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: shared8() }))
 /** The `ImageContent` type. */
-export const ImageContent: Schema.Struct<{ annotations: typeof shared19; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["image"]>; _meta: typeof shared8 }> = Schema.Struct({ annotations: shared19, data: Formats.Base64, mimeType: Schema.String, type: Schema.Literal("image"), _meta: shared8 })
+export const ImageContent: Schema.Struct<{ annotations: ReturnType<typeof shared19>; data: Schema.SchemaClass<string>; mimeType: typeof Schema.String; type: Schema.Literal<["image"]>; _meta: ReturnType<typeof shared8> }> = deferred(buildImageContent)
 /** The `ImageContent` type. */
 export type ImageContent = typeof ImageContent.Type
+const buildTextContent: () => Schema.Struct<{ annotations: ReturnType<typeof shared19>; text: typeof Schema.String; type: Schema.Literal<["text"]>; _meta: ReturnType<typeof shared8> }> = lazily(() => Schema.Struct({ annotations: shared19(), text: Schema.String, type: Schema.Literal("text"), _meta: shared8() }))
 /** The `TextContent` type. */
-export const TextContent: Schema.Struct<{ annotations: typeof shared19; text: typeof Schema.String; type: Schema.Literal<["text"]>; _meta: typeof shared8 }> = Schema.Struct({ annotations: shared19, text: Schema.String, type: Schema.Literal("text"), _meta: shared8 })
+export const TextContent: Schema.Struct<{ annotations: ReturnType<typeof shared19>; text: typeof Schema.String; type: Schema.Literal<["text"]>; _meta: ReturnType<typeof shared8> }> = deferred(buildTextContent)
 /** The `TextContent` type. */
 export type TextContent = typeof TextContent.Type
+const buildTextResourceContents: () => Schema.Struct<{ mimeType: ReturnType<typeof shared6>; text: typeof Schema.String; uri: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8> }> = lazily(() => Schema.Struct({ mimeType: shared6(), text: Schema.String, uri: Formats.Uri, _meta: shared8() }))
 /** The `TextResourceContents` type. */
-export const TextResourceContents: Schema.Struct<{ mimeType: typeof shared6; text: typeof Schema.String; uri: Schema.SchemaClass<string>; _meta: typeof shared8 }> = Schema.Struct({ mimeType: shared6, text: Schema.String, uri: Formats.Uri, _meta: shared8 })
+export const TextResourceContents: Schema.Struct<{ mimeType: ReturnType<typeof shared6>; text: typeof Schema.String; uri: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8> }> = deferred(buildTextResourceContents)
 /** The `TextResourceContents` type. */
 export type TextResourceContents = typeof TextResourceContents.Type
-const shared20: Schema.Union<[typeof TextResourceContents, typeof BlobResourceContents]> = Schema.Union(TextResourceContents, BlobResourceContents)
+const shared20: () => Schema.Union<[ReturnType<typeof buildTextResourceContents>, ReturnType<typeof buildBlobResourceContents>]> = lazily(() => Schema.Union(buildTextResourceContents(), buildBlobResourceContents()))
+const buildEmbeddedResource: () => Schema.Struct<{ annotations: ReturnType<typeof shared19>; resource: ReturnType<typeof shared20>; type: Schema.Literal<["resource"]>; _meta: ReturnType<typeof shared8> }> = lazily(() => Schema.Struct({ annotations: shared19(), resource: shared20(), type: Schema.Literal("resource"), _meta: shared8() }))
 /** The `EmbeddedResource` type. */
-export const EmbeddedResource: Schema.Struct<{ annotations: typeof shared19; resource: typeof shared20; type: Schema.Literal<["resource"]>; _meta: typeof shared8 }> = Schema.Struct({ annotations: shared19, resource: shared20, type: Schema.Literal("resource"), _meta: shared8 })
+export const EmbeddedResource: Schema.Struct<{ annotations: ReturnType<typeof shared19>; resource: ReturnType<typeof shared20>; type: Schema.Literal<["resource"]>; _meta: ReturnType<typeof shared8> }> = deferred(buildEmbeddedResource)
 /** The `EmbeddedResource` type. */
 export type EmbeddedResource = typeof EmbeddedResource.Type
-const shared21: Schema.optionalWith<typeof Schema.Int, { exact: true }> = Schema.optionalWith(Schema.Int, { exact: true })
+const shared21: () => Schema.optionalWith<typeof Schema.Int, { exact: true }> = lazily(() => Schema.optionalWith(Schema.Int, { exact: true }))
+const buildResourceLink: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; annotations: ReturnType<typeof shared7>; description: ReturnType<typeof shared6>; mimeType: ReturnType<typeof shared6>; name: typeof Schema.String; size: ReturnType<typeof shared21>; title: ReturnType<typeof shared6>; type: Schema.Literal<["resource_link"]>; uri: Schema.SchemaClass<string>; icons: ReturnType<typeof shared13> }> = lazily(() => Schema.Struct({ _meta: shared8(), annotations: shared7(), description: shared6(), mimeType: shared6(), name: Schema.String, size: shared21(), title: shared6(), type: Schema.Literal("resource_link"), uri: Formats.Uri, icons: shared13() }))
 /** The `ResourceLink` type. */
-export const ResourceLink: Schema.Struct<{ _meta: typeof shared8; annotations: typeof shared7; description: typeof shared6; mimeType: typeof shared6; name: typeof Schema.String; size: typeof shared21; title: typeof shared6; type: Schema.Literal<["resource_link"]>; uri: Schema.SchemaClass<string>; icons: typeof shared13 }> = Schema.Struct({ _meta: shared8, annotations: shared7, description: shared6, mimeType: shared6, name: Schema.String, size: shared21, title: shared6, type: Schema.Literal("resource_link"), uri: Formats.Uri, icons: shared13 })
+export const ResourceLink: Schema.Struct<{ _meta: ReturnType<typeof shared8>; annotations: ReturnType<typeof shared7>; description: ReturnType<typeof shared6>; mimeType: ReturnType<typeof shared6>; name: typeof Schema.String; size: ReturnType<typeof shared21>; title: ReturnType<typeof shared6>; type: Schema.Literal<["resource_link"]>; uri: Schema.SchemaClass<string>; icons: ReturnType<typeof shared13> }> = deferred(buildResourceLink)
 /** The `ResourceLink` type. */
 export type ResourceLink = typeof ResourceLink.Type
+const buildContentBlock: () => Schema.Union<[ReturnType<typeof buildImageContent>, ReturnType<typeof buildAudioContent>, ReturnType<typeof buildResourceLink>, ReturnType<typeof buildTextContent>, ReturnType<typeof buildEmbeddedResource>]> = lazily(() => Schema.Union(buildImageContent(), buildAudioContent(), buildResourceLink(), buildTextContent(), buildEmbeddedResource()))
 /** The `ContentBlock` type. */
-export const ContentBlock: Schema.Union<[typeof ImageContent, typeof AudioContent, typeof ResourceLink, typeof TextContent, typeof EmbeddedResource]> = Schema.Union(ImageContent, AudioContent, ResourceLink, TextContent, EmbeddedResource)
+export const ContentBlock: Schema.Union<[ReturnType<typeof buildImageContent>, ReturnType<typeof buildAudioContent>, ReturnType<typeof buildResourceLink>, ReturnType<typeof buildTextContent>, ReturnType<typeof buildEmbeddedResource>]> = deferred(buildContentBlock)
 /** The `ContentBlock` type. */
 export type ContentBlock = typeof ContentBlock.Type
-const shared22: Schema.optionalWith<Schema.SchemaClass<unknown>, { exact: true }> = Schema.optionalWith(Formats.AnyJson, { exact: true })
+const shared22: () => Schema.optionalWith<Schema.SchemaClass<unknown>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.AnyJson, { exact: true }))
+const buildToolResultContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; content: Schema.Array$<ReturnType<typeof buildContentBlock>>; isError: ReturnType<typeof shared9>; structuredContent: ReturnType<typeof shared22>; toolUseId: typeof Schema.String; type: Schema.Literal<["tool_result"]> }> = lazily(() => Schema.Struct({ _meta: shared8(), content: Schema.Array(buildContentBlock()), isError: shared9(), structuredContent: shared22(), toolUseId: Schema.String, type: Schema.Literal("tool_result") }))
 /** The `ToolResultContent` type. */
-export const ToolResultContent: Schema.Struct<{ _meta: typeof shared8; content: Schema.Array$<typeof ContentBlock>; isError: typeof shared9; structuredContent: typeof shared22; toolUseId: typeof Schema.String; type: Schema.Literal<["tool_result"]> }> = Schema.Struct({ _meta: shared8, content: Schema.Array(ContentBlock), isError: shared9, structuredContent: shared22, toolUseId: Schema.String, type: Schema.Literal("tool_result") })
+export const ToolResultContent: Schema.Struct<{ _meta: ReturnType<typeof shared8>; content: Schema.Array$<ReturnType<typeof buildContentBlock>>; isError: ReturnType<typeof shared9>; structuredContent: ReturnType<typeof shared22>; toolUseId: typeof Schema.String; type: Schema.Literal<["tool_result"]> }> = deferred(buildToolResultContent)
 /** The `ToolResultContent` type. */
 export type ToolResultContent = typeof ToolResultContent.Type
+const buildToolUseContent: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; id: typeof Schema.String; input: Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>; name: typeof Schema.String; type: Schema.Literal<["tool_use"]> }> = lazily(() => Schema.Struct({ _meta: shared8(), id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") }))
 /** The `ToolUseContent` type. */
-export const ToolUseContent: Schema.Struct<{ _meta: typeof shared8; id: typeof Schema.String; input: Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>; name: typeof Schema.String; type: Schema.Literal<["tool_use"]> }> = Schema.Struct({ _meta: shared8, id: Schema.String, input: Formats.OpenAnyJson, name: Schema.String, type: Schema.Literal("tool_use") })
+export const ToolUseContent: Schema.Struct<{ _meta: ReturnType<typeof shared8>; id: typeof Schema.String; input: Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>; name: typeof Schema.String; type: Schema.Literal<["tool_use"]> }> = deferred(buildToolUseContent)
 /** The `ToolUseContent` type. */
 export type ToolUseContent = typeof ToolUseContent.Type
+const buildSamplingMessageContentBlock: () => Schema.Union<[ReturnType<typeof buildToolUseContent>, ReturnType<typeof buildImageContent>, ReturnType<typeof buildAudioContent>, ReturnType<typeof buildToolResultContent>, ReturnType<typeof buildTextContent>]> = lazily(() => Schema.Union(buildToolUseContent(), buildImageContent(), buildAudioContent(), buildToolResultContent(), buildTextContent()))
 /** The `SamplingMessageContentBlock` type. */
-export const SamplingMessageContentBlock: Schema.Union<[typeof ToolUseContent, typeof ImageContent, typeof AudioContent, typeof ToolResultContent, typeof TextContent]> = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent)
+export const SamplingMessageContentBlock: Schema.Union<[ReturnType<typeof buildToolUseContent>, ReturnType<typeof buildImageContent>, ReturnType<typeof buildAudioContent>, ReturnType<typeof buildToolResultContent>, ReturnType<typeof buildTextContent>]> = deferred(buildSamplingMessageContentBlock)
 /** The `SamplingMessageContentBlock` type. */
 export type SamplingMessageContentBlock = typeof SamplingMessageContentBlock.Type
-const shared23: Schema.Array$<typeof SamplingMessageContentBlock> = Schema.Array(SamplingMessageContentBlock)
-const shared24: Schema.Union<[typeof ToolUseContent, typeof ImageContent, typeof AudioContent, typeof ToolResultContent, typeof TextContent, typeof shared23]> = Schema.Union(ToolUseContent, ImageContent, AudioContent, ToolResultContent, TextContent, shared23)
+const shared23: () => Schema.Array$<ReturnType<typeof buildSamplingMessageContentBlock>> = lazily(() => Schema.Array(buildSamplingMessageContentBlock()))
+const shared24: () => Schema.Union<[ReturnType<typeof buildToolUseContent>, ReturnType<typeof buildImageContent>, ReturnType<typeof buildAudioContent>, ReturnType<typeof buildToolResultContent>, ReturnType<typeof buildTextContent>, ReturnType<typeof shared23>]> = lazily(() => Schema.Union(buildToolUseContent(), buildImageContent(), buildAudioContent(), buildToolResultContent(), buildTextContent(), shared23()))
+const buildCreateMessageResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; content: ReturnType<typeof shared24>; model: typeof Schema.String; role: ReturnType<typeof buildRole>; stopReason: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared8(), content: shared24(), model: Schema.String, role: buildRole(), stopReason: shared6() }))
 /** The `CreateMessageResult` type. */
-export const CreateMessageResult: Schema.Struct<{ _meta: typeof shared8; content: typeof shared24; model: typeof Schema.String; role: typeof Role; stopReason: typeof shared6 }> = Schema.Struct({ _meta: shared8, content: shared24, model: Schema.String, role: Role, stopReason: shared6 })
+export const CreateMessageResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; content: ReturnType<typeof shared24>; model: typeof Schema.String; role: ReturnType<typeof buildRole>; stopReason: ReturnType<typeof shared6> }> = deferred(buildCreateMessageResult)
 /** The `CreateMessageResult` type. */
 export type CreateMessageResult = typeof CreateMessageResult.Type
+const buildElicitResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; action: Schema.Literal<["accept", "cancel", "decline"]>; content: Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.Union<[typeof Schema.String, Schema.SchemaClass<number>, typeof Schema.Boolean, ReturnType<typeof shared10>, Schema.Union<[typeof Schema.String, Schema.SchemaClass<number>, typeof Schema.Boolean]>]>>, { exact: true }> }> = lazily(() => Schema.Struct({ _meta: shared8(), action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean, shared10(), Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }) }))
 /** The `ElicitResult` type. */
-export const ElicitResult: Schema.Struct<{ _meta: typeof shared8; action: Schema.Literal<["accept", "cancel", "decline"]>; content: Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.Union<[typeof Schema.String, Schema.SchemaClass<number>, typeof Schema.Boolean, typeof shared10, Schema.Union<[typeof Schema.String, Schema.SchemaClass<number>, typeof Schema.Boolean]>]>>, { exact: true }> }> = Schema.Struct({ _meta: shared8, action: Schema.Literal("accept", "cancel", "decline"), content: Schema.optionalWith(Formats.OpenObject(Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean, shared10, Schema.Union(Schema.String, Formats.JsonNumber, Schema.Boolean))), { exact: true }) })
+export const ElicitResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; action: Schema.Literal<["accept", "cancel", "decline"]>; content: Schema.optionalWith<Schema.Record$<Schema.SchemaClass<string>, Schema.Union<[typeof Schema.String, Schema.SchemaClass<number>, typeof Schema.Boolean, ReturnType<typeof shared10>, Schema.Union<[typeof Schema.String, Schema.SchemaClass<number>, typeof Schema.Boolean]>]>>, { exact: true }> }> = deferred(buildElicitResult)
 /** The `ElicitResult` type. */
 export type ElicitResult = typeof ElicitResult.Type
+const buildRoot: () => Schema.Struct<{ name: ReturnType<typeof shared6>; uri: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8> }> = lazily(() => Schema.Struct({ name: shared6(), uri: Formats.Uri, _meta: shared8() }))
 /** The `Root` type. */
-export const Root: Schema.Struct<{ name: typeof shared6; uri: Schema.SchemaClass<string>; _meta: typeof shared8 }> = Schema.Struct({ name: shared6, uri: Formats.Uri, _meta: shared8 })
+export const Root: Schema.Struct<{ name: ReturnType<typeof shared6>; uri: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8> }> = deferred(buildRoot)
 /** The `Root` type. */
 export type Root = typeof Root.Type
+const buildListRootsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; roots: Schema.Array$<ReturnType<typeof buildRoot>> }> = lazily(() => Schema.Struct({ _meta: shared8(), roots: Schema.Array(buildRoot()) }))
 /** The `ListRootsResult` type. */
-export const ListRootsResult: Schema.Struct<{ _meta: typeof shared8; roots: Schema.Array$<typeof Root> }> = Schema.Struct({ _meta: shared8, roots: Schema.Array(Root) })
+export const ListRootsResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; roots: Schema.Array$<ReturnType<typeof buildRoot>> }> = deferred(buildListRootsResult)
 /** The `ListRootsResult` type. */
 export type ListRootsResult = typeof ListRootsResult.Type
+const buildInputResponse: () => Schema.Union<[ReturnType<typeof buildCreateMessageResult>, ReturnType<typeof buildListRootsResult>, ReturnType<typeof buildElicitResult>]> = lazily(() => Schema.Union(buildCreateMessageResult(), buildListRootsResult(), buildElicitResult()))
 /** The `InputResponse` type. */
-export const InputResponse: Schema.Union<[typeof CreateMessageResult, typeof ListRootsResult, typeof ElicitResult]> = Schema.Union(CreateMessageResult, ListRootsResult, ElicitResult)
+export const InputResponse: Schema.Union<[ReturnType<typeof buildCreateMessageResult>, ReturnType<typeof buildListRootsResult>, ReturnType<typeof buildElicitResult>]> = deferred(buildInputResponse)
 /** The `InputResponse` type. */
 export type InputResponse = typeof InputResponse.Type
+const buildInputResponses: () => Schema.Record$<Schema.SchemaClass<string>, ReturnType<typeof buildInputResponse>> = lazily(() => Formats.OpenObject(buildInputResponse()))
 /** The `InputResponses` type. */
-export const InputResponses: Schema.Record$<Schema.SchemaClass<string>, typeof InputResponse> = Formats.OpenObject(InputResponse)
+export const InputResponses: Schema.Record$<Schema.SchemaClass<string>, ReturnType<typeof buildInputResponse>> = deferred(buildInputResponses)
 /** The `InputResponses` type. */
 export type InputResponses = typeof InputResponses.Type
+const buildProgressToken: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `ProgressToken` type. */
-export const ProgressToken: Schema.Union<[typeof Schema.String, typeof Schema.Int]> = Schema.Union(Schema.String, Schema.Int)
+export const ProgressToken: Schema.Union<[typeof Schema.String, typeof Schema.Int]> = deferred(buildProgressToken)
 /** The `ProgressToken` type. */
 export type ProgressToken = typeof ProgressToken.Type
-const shared25: Schema.Union<[Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>, typeof Json.JsonObject]> = Schema.Union(Formats.OpenAnyJson, Json.JsonObject)
-const shared26: Schema.Record$<Schema.SchemaClass<string>, typeof shared25> = Formats.OpenObject(shared25)
-const shared27: Schema.optionalWith<typeof shared26, { exact: true }> = Schema.optionalWith(shared26, { exact: true })
-const shared28: Schema.Struct<{ listChanged: typeof shared9 }> = Schema.Struct({ listChanged: shared9 })
-const shared29: Schema.optionalWith<typeof shared28, { exact: true }> = Schema.optionalWith(shared28, { exact: true })
-const shared30: Schema.optionalWith<typeof shared25, { exact: true }> = Schema.optionalWith(shared25, { exact: true })
-const shared31: Schema.Record$<Schema.SchemaClass<string>, typeof Json.JsonObject> = Formats.OpenObject(Json.JsonObject)
-const shared32: Schema.optionalWith<typeof shared31, { exact: true }> = Schema.optionalWith(shared31, { exact: true })
+const shared25: () => Schema.Union<[Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>, typeof Json.JsonObject]> = lazily(() => Schema.Union(Formats.OpenAnyJson, Json.JsonObject))
+const shared26: () => Schema.Record$<Schema.SchemaClass<string>, ReturnType<typeof shared25>> = lazily(() => Formats.OpenObject(shared25()))
+const shared27: () => Schema.optionalWith<ReturnType<typeof shared26>, { exact: true }> = lazily(() => Schema.optionalWith(shared26(), { exact: true }))
+const shared28: () => Schema.Struct<{ listChanged: ReturnType<typeof shared9> }> = lazily(() => Schema.Struct({ listChanged: shared9() }))
+const shared29: () => Schema.optionalWith<ReturnType<typeof shared28>, { exact: true }> = lazily(() => Schema.optionalWith(shared28(), { exact: true }))
+const shared30: () => Schema.optionalWith<ReturnType<typeof shared25>, { exact: true }> = lazily(() => Schema.optionalWith(shared25(), { exact: true }))
+const shared31: () => Schema.Record$<Schema.SchemaClass<string>, typeof Json.JsonObject> = lazily(() => Formats.OpenObject(Json.JsonObject))
+const shared32: () => Schema.optionalWith<ReturnType<typeof shared31>, { exact: true }> = lazily(() => Schema.optionalWith(shared31(), { exact: true }))
+const buildClientCapabilities: () => Schema.Struct<{ experimental: ReturnType<typeof shared27>; roots: ReturnType<typeof shared29>; sampling: Schema.optionalWith<Schema.TypeLiteral<{ context: ReturnType<typeof shared30>; tools: ReturnType<typeof shared30> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; elicitation: Schema.optionalWith<Schema.TypeLiteral<{ form: ReturnType<typeof shared30>; url: ReturnType<typeof shared30> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; tasks: Schema.optionalWith<Schema.Struct<{ cancel: ReturnType<typeof shared8>; list: ReturnType<typeof shared8>; requests: Schema.optionalWith<Schema.Struct<{ elicitation: Schema.optionalWith<Schema.Struct<{ create: ReturnType<typeof shared8> }>, { exact: true }>; sampling: Schema.optionalWith<Schema.Struct<{ createMessage: ReturnType<typeof shared8> }>, { exact: true }> }>, { exact: true }> }>, { exact: true }>; extensions: ReturnType<typeof shared32> }> = lazily(() => Schema.Struct({ experimental: shared27(), roots: shared29(), sampling: Schema.optionalWith(Schema.Struct({ context: shared30(), tools: shared30() }, Formats.AnyJsonRecord), { exact: true }), elicitation: Schema.optionalWith(Schema.Struct({ form: shared30(), url: shared30() }, Formats.AnyJsonRecord), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared8(), list: shared8(), requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: shared8() }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: shared8() }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: shared32() }))
 /** The `ClientCapabilities` type. */
-export const ClientCapabilities: Schema.Struct<{ experimental: typeof shared27; roots: typeof shared29; sampling: Schema.optionalWith<Schema.TypeLiteral<{ context: typeof shared30; tools: typeof shared30 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; elicitation: Schema.optionalWith<Schema.TypeLiteral<{ form: typeof shared30; url: typeof shared30 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; tasks: Schema.optionalWith<Schema.Struct<{ cancel: typeof shared8; list: typeof shared8; requests: Schema.optionalWith<Schema.Struct<{ elicitation: Schema.optionalWith<Schema.Struct<{ create: typeof shared8 }>, { exact: true }>; sampling: Schema.optionalWith<Schema.Struct<{ createMessage: typeof shared8 }>, { exact: true }> }>, { exact: true }> }>, { exact: true }>; extensions: typeof shared32 }> = Schema.Struct({ experimental: shared27, roots: shared29, sampling: Schema.optionalWith(Schema.Struct({ context: shared30, tools: shared30 }, Formats.AnyJsonRecord), { exact: true }), elicitation: Schema.optionalWith(Schema.Struct({ form: shared30, url: shared30 }, Formats.AnyJsonRecord), { exact: true }), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared8, list: shared8, requests: Schema.optionalWith(Schema.Struct({ elicitation: Schema.optionalWith(Schema.Struct({ create: shared8 }), { exact: true }), sampling: Schema.optionalWith(Schema.Struct({ createMessage: shared8 }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: shared32 })
+export const ClientCapabilities: Schema.Struct<{ experimental: ReturnType<typeof shared27>; roots: ReturnType<typeof shared29>; sampling: Schema.optionalWith<Schema.TypeLiteral<{ context: ReturnType<typeof shared30>; tools: ReturnType<typeof shared30> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; elicitation: Schema.optionalWith<Schema.TypeLiteral<{ form: ReturnType<typeof shared30>; url: ReturnType<typeof shared30> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; tasks: Schema.optionalWith<Schema.Struct<{ cancel: ReturnType<typeof shared8>; list: ReturnType<typeof shared8>; requests: Schema.optionalWith<Schema.Struct<{ elicitation: Schema.optionalWith<Schema.Struct<{ create: ReturnType<typeof shared8> }>, { exact: true }>; sampling: Schema.optionalWith<Schema.Struct<{ createMessage: ReturnType<typeof shared8> }>, { exact: true }> }>, { exact: true }> }>, { exact: true }>; extensions: ReturnType<typeof shared32> }> = deferred(buildClientCapabilities)
 /** The `ClientCapabilities` type. */
 export type ClientCapabilities = typeof ClientCapabilities.Type
+const buildLoggingLevel: () => Schema.Literal<["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]> = lazily(() => Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"))
 /** The `LoggingLevel` type. */
-export const LoggingLevel: Schema.Literal<["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]> = Schema.Literal("alert", "critical", "debug", "emergency", "error", "info", "notice", "warning")
+export const LoggingLevel: Schema.Literal<["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]> = deferred(buildLoggingLevel)
 /** The `LoggingLevel` type. */
 export type LoggingLevel = typeof LoggingLevel.Type
-const shared33: Schema.optionalWith<typeof ProgressToken, { exact: true }> = Schema.optionalWith(ProgressToken, { exact: true })
+const shared33: () => Schema.optionalWith<ReturnType<typeof buildProgressToken>, { exact: true }> = lazily(() => Schema.optionalWith(buildProgressToken(), { exact: true }))
+const buildRequestMetaObject: () => Schema.TypeLiteral<{ "io.modelcontextprotocol/clientCapabilities": ReturnType<typeof buildClientCapabilities>; "io.modelcontextprotocol/clientInfo": ReturnType<typeof shared14>; "io.modelcontextprotocol/logLevel": Schema.optionalWith<ReturnType<typeof buildLoggingLevel>, { exact: true }>; "io.modelcontextprotocol/protocolVersion": typeof Schema.String; progressToken: ReturnType<typeof shared33> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ "io.modelcontextprotocol/clientCapabilities": buildClientCapabilities(), "io.modelcontextprotocol/clientInfo": shared14(), "io.modelcontextprotocol/logLevel": Schema.optionalWith(buildLoggingLevel(), { exact: true }), "io.modelcontextprotocol/protocolVersion": Schema.String, progressToken: shared33() }, Formats.AnyJsonRecord))
 /** The `RequestMetaObject` type. */
-export const RequestMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/clientCapabilities": typeof ClientCapabilities; "io.modelcontextprotocol/clientInfo": typeof shared14; "io.modelcontextprotocol/logLevel": Schema.optionalWith<typeof LoggingLevel, { exact: true }>; "io.modelcontextprotocol/protocolVersion": typeof Schema.String; progressToken: typeof shared33 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ "io.modelcontextprotocol/clientCapabilities": ClientCapabilities, "io.modelcontextprotocol/clientInfo": shared14, "io.modelcontextprotocol/logLevel": Schema.optionalWith(LoggingLevel, { exact: true }), "io.modelcontextprotocol/protocolVersion": Schema.String, progressToken: shared33 }, Formats.AnyJsonRecord)
+export const RequestMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/clientCapabilities": ReturnType<typeof buildClientCapabilities>; "io.modelcontextprotocol/clientInfo": ReturnType<typeof shared14>; "io.modelcontextprotocol/logLevel": Schema.optionalWith<ReturnType<typeof buildLoggingLevel>, { exact: true }>; "io.modelcontextprotocol/protocolVersion": typeof Schema.String; progressToken: ReturnType<typeof shared33> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildRequestMetaObject)
 /** The `RequestMetaObject` type. */
 export type RequestMetaObject = typeof RequestMetaObject.Type
+const buildTaskMetadata: () => Schema.Struct<{ ttl: ReturnType<typeof shared21> }> = lazily(() => Schema.Struct({ ttl: shared21() }))
 /** The `TaskMetadata` type. */
-export const TaskMetadata: Schema.Struct<{ ttl: typeof shared21 }> = Schema.Struct({ ttl: shared21 })
+export const TaskMetadata: Schema.Struct<{ ttl: ReturnType<typeof shared21> }> = deferred(buildTaskMetadata)
 /** The `TaskMetadata` type. */
 export type TaskMetadata = typeof TaskMetadata.Type
-const shared34: Schema.optionalWith<typeof TaskMetadata, { exact: true }> = Schema.optionalWith(TaskMetadata, { exact: true })
-const shared35: Schema.optionalWith<typeof InputResponses, { exact: true }> = Schema.optionalWith(InputResponses, { exact: true })
+const shared34: () => Schema.optionalWith<ReturnType<typeof buildTaskMetadata>, { exact: true }> = lazily(() => Schema.optionalWith(buildTaskMetadata(), { exact: true }))
+const shared35: () => Schema.optionalWith<ReturnType<typeof buildInputResponses>, { exact: true }> = lazily(() => Schema.optionalWith(buildInputResponses(), { exact: true }))
+const buildCallToolRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; arguments: ReturnType<typeof shared8>; name: typeof Schema.String; task: ReturnType<typeof shared34>; inputResponses: ReturnType<typeof shared35>; requestState: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared8(), arguments: shared8(), name: Schema.String, task: shared34(), inputResponses: shared35(), requestState: shared6() }))
 /** The `CallToolRequestParams` type. */
-export const CallToolRequestParams: Schema.Struct<{ _meta: typeof shared8; arguments: typeof shared8; name: typeof Schema.String; task: typeof shared34; inputResponses: typeof shared35; requestState: typeof shared6 }> = Schema.Struct({ _meta: shared8, arguments: shared8, name: Schema.String, task: shared34, inputResponses: shared35, requestState: shared6 })
+export const CallToolRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared8>; arguments: ReturnType<typeof shared8>; name: typeof Schema.String; task: ReturnType<typeof shared34>; inputResponses: ReturnType<typeof shared35>; requestState: ReturnType<typeof shared6> }> = deferred(buildCallToolRequestParams)
 /** The `CallToolRequestParams` type. */
 export type CallToolRequestParams = typeof CallToolRequestParams.Type
+const buildRequestId: () => Schema.Union<[typeof Schema.String, typeof Schema.Int]> = lazily(() => Schema.Union(Schema.String, Schema.Int))
 /** The `RequestId` type. */
-export const RequestId: Schema.Union<[typeof Schema.String, typeof Schema.Int]> = Schema.Union(Schema.String, Schema.Int)
+export const RequestId: Schema.Union<[typeof Schema.String, typeof Schema.Int]> = deferred(buildRequestId)
 /** The `RequestId` type. */
 export type RequestId = typeof RequestId.Type
-const shared36: Schema.optionalWith<typeof RequestId, { exact: true }> = Schema.optionalWith(RequestId, { exact: true })
-const shared37: Schema.Literal<["2.0"]> = Schema.Literal("2.0")
-const shared38: Schema.optionalWith<typeof shared37, { exact: true }> = Schema.optionalWith(shared37, { exact: true })
+const shared36: () => Schema.optionalWith<ReturnType<typeof buildRequestId>, { exact: true }> = lazily(() => Schema.optionalWith(buildRequestId(), { exact: true }))
+const shared37: () => Schema.Literal<["2.0"]> = lazily(() => Schema.Literal("2.0"))
+const shared38: () => Schema.optionalWith<ReturnType<typeof shared37>, { exact: true }> = lazily(() => Schema.optionalWith(shared37(), { exact: true }))
+const buildCallToolRequest: () => Schema.Struct<{ method: Schema.Literal<["tools/call"]>; params: ReturnType<typeof buildCallToolRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("tools/call"), params: buildCallToolRequestParams(), id: shared36(), jsonrpc: shared38() }))
 /** The `CallToolRequest` type. */
-export const CallToolRequest: Schema.Struct<{ method: Schema.Literal<["tools/call"]>; params: typeof CallToolRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("tools/call"), params: CallToolRequestParams, id: shared36, jsonrpc: shared38 })
+export const CallToolRequest: Schema.Struct<{ method: Schema.Literal<["tools/call"]>; params: ReturnType<typeof buildCallToolRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildCallToolRequest)
 /** The `CallToolRequest` type. */
 export type CallToolRequest = typeof CallToolRequest.Type
-const shared39: Schema.Union<[typeof ImageContent, typeof AudioContent, typeof ResourceLink, typeof TextContent, typeof EmbeddedResource]> = Schema.Union(ImageContent, AudioContent, ResourceLink, TextContent, EmbeddedResource)
+const shared39: () => Schema.Union<[ReturnType<typeof buildImageContent>, ReturnType<typeof buildAudioContent>, ReturnType<typeof buildResourceLink>, ReturnType<typeof buildTextContent>, ReturnType<typeof buildEmbeddedResource>]> = lazily(() => Schema.Union(buildImageContent(), buildAudioContent(), buildResourceLink(), buildTextContent(), buildEmbeddedResource()))
+const buildCallToolResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; content: Schema.Array$<ReturnType<typeof shared39>>; isError: ReturnType<typeof shared9>; structuredContent: ReturnType<typeof shared22>; resultType: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared8(), content: Schema.Array(shared39()), isError: shared9(), structuredContent: shared22(), resultType: shared6() }))
 /** The `CallToolResult` type. */
-export const CallToolResult: Schema.Struct<{ _meta: typeof shared8; content: Schema.Array$<typeof shared39>; isError: typeof shared9; structuredContent: typeof shared22; resultType: typeof shared6 }> = Schema.Struct({ _meta: shared8, content: Schema.Array(shared39), isError: shared9, structuredContent: shared22, resultType: shared6 })
+export const CallToolResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; content: Schema.Array$<ReturnType<typeof shared39>>; isError: ReturnType<typeof shared9>; structuredContent: ReturnType<typeof shared22>; resultType: ReturnType<typeof shared6> }> = deferred(buildCallToolResult)
 /** The `CallToolResult` type. */
 export type CallToolResult = typeof CallToolResult.Type
+const buildModelHint: () => Schema.Struct<{ name: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ name: shared6() }))
 /** The `ModelHint` type. */
-export const ModelHint: Schema.Struct<{ name: typeof shared6 }> = Schema.Struct({ name: shared6 })
+export const ModelHint: Schema.Struct<{ name: ReturnType<typeof shared6> }> = deferred(buildModelHint)
 /** The `ModelHint` type. */
 export type ModelHint = typeof ModelHint.Type
+const buildModelPreferences: () => Schema.Struct<{ costPriority: ReturnType<typeof shared4>; hints: Schema.optionalWith<Schema.Array$<ReturnType<typeof buildModelHint>>, { exact: true }>; intelligencePriority: ReturnType<typeof shared4>; speedPriority: ReturnType<typeof shared4> }> = lazily(() => Schema.Struct({ costPriority: shared4(), hints: Schema.optionalWith(Schema.Array(buildModelHint()), { exact: true }), intelligencePriority: shared4(), speedPriority: shared4() }))
 /** The `ModelPreferences` type. */
-export const ModelPreferences: Schema.Struct<{ costPriority: typeof shared4; hints: Schema.optionalWith<Schema.Array$<typeof ModelHint>, { exact: true }>; intelligencePriority: typeof shared4; speedPriority: typeof shared4 }> = Schema.Struct({ costPriority: shared4, hints: Schema.optionalWith(Schema.Array(ModelHint), { exact: true }), intelligencePriority: shared4, speedPriority: shared4 })
+export const ModelPreferences: Schema.Struct<{ costPriority: ReturnType<typeof shared4>; hints: Schema.optionalWith<Schema.Array$<ReturnType<typeof buildModelHint>>, { exact: true }>; intelligencePriority: ReturnType<typeof shared4>; speedPriority: ReturnType<typeof shared4> }> = deferred(buildModelPreferences)
 /** The `ModelPreferences` type. */
 export type ModelPreferences = typeof ModelPreferences.Type
+const buildSamplingMessage: () => Schema.Struct<{ content: ReturnType<typeof shared24>; role: ReturnType<typeof buildRole>; _meta: ReturnType<typeof shared8> }> = lazily(() => Schema.Struct({ content: shared24(), role: buildRole(), _meta: shared8() }))
 /** The `SamplingMessage` type. */
-export const SamplingMessage: Schema.Struct<{ content: typeof shared24; role: typeof Role; _meta: typeof shared8 }> = Schema.Struct({ content: shared24, role: Role, _meta: shared8 })
+export const SamplingMessage: Schema.Struct<{ content: ReturnType<typeof shared24>; role: ReturnType<typeof buildRole>; _meta: ReturnType<typeof shared8> }> = deferred(buildSamplingMessage)
 /** The `SamplingMessage` type. */
 export type SamplingMessage = typeof SamplingMessage.Type
+const buildToolAnnotations: () => Schema.Struct<{ destructiveHint: ReturnType<typeof shared9>; idempotentHint: ReturnType<typeof shared9>; openWorldHint: ReturnType<typeof shared9>; readOnlyHint: ReturnType<typeof shared9>; title: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ destructiveHint: shared9(), idempotentHint: shared9(), openWorldHint: shared9(), readOnlyHint: shared9(), title: shared6() }))
 /** The `ToolAnnotations` type. */
-export const ToolAnnotations: Schema.Struct<{ destructiveHint: typeof shared9; idempotentHint: typeof shared9; openWorldHint: typeof shared9; readOnlyHint: typeof shared9; title: typeof shared6 }> = Schema.Struct({ destructiveHint: shared9, idempotentHint: shared9, openWorldHint: shared9, readOnlyHint: shared9, title: shared6 })
+export const ToolAnnotations: Schema.Struct<{ destructiveHint: ReturnType<typeof shared9>; idempotentHint: ReturnType<typeof shared9>; openWorldHint: ReturnType<typeof shared9>; readOnlyHint: ReturnType<typeof shared9>; title: ReturnType<typeof shared6> }> = deferred(buildToolAnnotations)
 /** The `ToolAnnotations` type. */
 export type ToolAnnotations = typeof ToolAnnotations.Type
+const buildToolExecution: () => Schema.Struct<{ taskSupport: Schema.optionalWith<Schema.Literal<["forbidden", "optional", "required"]>, { exact: true }> }> = lazily(() => Schema.Struct({ taskSupport: Schema.optionalWith(Schema.Literal("forbidden", "optional", "required"), { exact: true }) }))
 /** The `ToolExecution` type. */
-export const ToolExecution: Schema.Struct<{ taskSupport: Schema.optionalWith<Schema.Literal<["forbidden", "optional", "required"]>, { exact: true }> }> = Schema.Struct({ taskSupport: Schema.optionalWith(Schema.Literal("forbidden", "optional", "required"), { exact: true }) })
+export const ToolExecution: Schema.Struct<{ taskSupport: Schema.optionalWith<Schema.Literal<["forbidden", "optional", "required"]>, { exact: true }> }> = deferred(buildToolExecution)
 /** The `ToolExecution` type. */
 export type ToolExecution = typeof ToolExecution.Type
-const shared40: Schema.Record$<Schema.SchemaClass<string>, Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>> = Formats.OpenObject(Formats.OpenAnyJson)
-const shared41: Schema.optionalWith<typeof shared40, { exact: true }> = Schema.optionalWith(shared40, { exact: true })
-const shared42: Schema.Literal<["object"]> = Schema.Literal("object")
+const shared40: () => Schema.Record$<Schema.SchemaClass<string>, Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>> = lazily(() => Formats.OpenObject(Formats.OpenAnyJson))
+const shared41: () => Schema.optionalWith<ReturnType<typeof shared40>, { exact: true }> = lazily(() => Schema.optionalWith(shared40(), { exact: true }))
+const shared42: () => Schema.Literal<["object"]> = lazily(() => Schema.Literal("object"))
+const buildTool: () => Schema.Struct<{ description: ReturnType<typeof shared6>; inputSchema: Schema.TypeLiteral<{ properties: ReturnType<typeof shared41>; required: ReturnType<typeof shared11>; type: ReturnType<typeof shared42>; $schema: ReturnType<typeof shared6> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>; name: typeof Schema.String; annotations: Schema.optionalWith<ReturnType<typeof buildToolAnnotations>, { exact: true }>; _meta: ReturnType<typeof shared8>; outputSchema: Schema.optionalWith<Schema.TypeLiteral<{ properties: ReturnType<typeof shared41>; required: ReturnType<typeof shared11>; type: Schema.optionalWith<ReturnType<typeof shared42>, { exact: true }>; $schema: ReturnType<typeof shared6> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; title: ReturnType<typeof shared6>; execution: Schema.optionalWith<ReturnType<typeof buildToolExecution>, { exact: true }>; icons: ReturnType<typeof shared13> }> = lazily(() => Schema.Struct({ description: shared6(), inputSchema: Schema.Struct({ properties: shared41(), required: shared11(), type: shared42(), $schema: shared6() }, Formats.AnyJsonRecord), name: Schema.String, annotations: Schema.optionalWith(buildToolAnnotations(), { exact: true }), _meta: shared8(), outputSchema: Schema.optionalWith(Schema.Struct({ properties: shared41(), required: shared11(), type: Schema.optionalWith(shared42(), { exact: true }), $schema: shared6() }, Formats.AnyJsonRecord), { exact: true }), title: shared6(), execution: Schema.optionalWith(buildToolExecution(), { exact: true }), icons: shared13() }))
 /** The `Tool` type. */
-export const Tool: Schema.Struct<{ description: typeof shared6; inputSchema: Schema.TypeLiteral<{ properties: typeof shared41; required: typeof shared11; type: typeof shared42; $schema: typeof shared6 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>; name: typeof Schema.String; annotations: Schema.optionalWith<typeof ToolAnnotations, { exact: true }>; _meta: typeof shared8; outputSchema: Schema.optionalWith<Schema.TypeLiteral<{ properties: typeof shared41; required: typeof shared11; type: Schema.optionalWith<typeof shared42, { exact: true }>; $schema: typeof shared6 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; title: typeof shared6; execution: Schema.optionalWith<typeof ToolExecution, { exact: true }>; icons: typeof shared13 }> = Schema.Struct({ description: shared6, inputSchema: Schema.Struct({ properties: shared41, required: shared11, type: shared42, $schema: shared6 }, Formats.AnyJsonRecord), name: Schema.String, annotations: Schema.optionalWith(ToolAnnotations, { exact: true }), _meta: shared8, outputSchema: Schema.optionalWith(Schema.Struct({ properties: shared41, required: shared11, type: Schema.optionalWith(shared42, { exact: true }), $schema: shared6 }, Formats.AnyJsonRecord), { exact: true }), title: shared6, execution: Schema.optionalWith(ToolExecution, { exact: true }), icons: shared13 })
+export const Tool: Schema.Struct<{ description: ReturnType<typeof shared6>; inputSchema: Schema.TypeLiteral<{ properties: ReturnType<typeof shared41>; required: ReturnType<typeof shared11>; type: ReturnType<typeof shared42>; $schema: ReturnType<typeof shared6> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>; name: typeof Schema.String; annotations: Schema.optionalWith<ReturnType<typeof buildToolAnnotations>, { exact: true }>; _meta: ReturnType<typeof shared8>; outputSchema: Schema.optionalWith<Schema.TypeLiteral<{ properties: ReturnType<typeof shared41>; required: ReturnType<typeof shared11>; type: Schema.optionalWith<ReturnType<typeof shared42>, { exact: true }>; $schema: ReturnType<typeof shared6> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>, { exact: true }>; title: ReturnType<typeof shared6>; execution: Schema.optionalWith<ReturnType<typeof buildToolExecution>, { exact: true }>; icons: ReturnType<typeof shared13> }> = deferred(buildTool)
 /** The `Tool` type. */
 export type Tool = typeof Tool.Type
+const buildToolChoice: () => Schema.Struct<{ mode: Schema.optionalWith<Schema.Literal<["auto", "none", "required"]>, { exact: true }> }> = lazily(() => Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) }))
 /** The `ToolChoice` type. */
-export const ToolChoice: Schema.Struct<{ mode: Schema.optionalWith<Schema.Literal<["auto", "none", "required"]>, { exact: true }> }> = Schema.Struct({ mode: Schema.optionalWith(Schema.Literal("auto", "none", "required"), { exact: true }) })
+export const ToolChoice: Schema.Struct<{ mode: Schema.optionalWith<Schema.Literal<["auto", "none", "required"]>, { exact: true }> }> = deferred(buildToolChoice)
 /** The `ToolChoice` type. */
 export type ToolChoice = typeof ToolChoice.Type
-const shared43: Schema.TypeLiteral<{ progressToken: typeof shared33 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ progressToken: shared33 }, Formats.AnyJsonRecord)
-const shared44: Schema.optionalWith<typeof shared43, { exact: true }> = Schema.optionalWith(shared43, { exact: true })
-const shared45: Schema.optionalWith<Schema.SchemaClass<number>, { exact: true }> = Schema.optionalWith(Formats.JsonNumber, { exact: true })
-const shared46: Schema.Array$<typeof Tool> = Schema.Array(Tool)
+const shared43: () => Schema.TypeLiteral<{ progressToken: ReturnType<typeof shared33> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ progressToken: shared33() }, Formats.AnyJsonRecord))
+const shared44: () => Schema.optionalWith<ReturnType<typeof shared43>, { exact: true }> = lazily(() => Schema.optionalWith(shared43(), { exact: true }))
+const shared45: () => Schema.optionalWith<Schema.SchemaClass<number>, { exact: true }> = lazily(() => Schema.optionalWith(Formats.JsonNumber, { exact: true }))
+const shared46: () => Schema.Array$<ReturnType<typeof buildTool>> = lazily(() => Schema.Array(buildTool()))
+const buildCreateMessageRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; includeContext: Schema.optionalWith<Schema.Literal<["allServers", "none", "thisServer"]>, { exact: true }>; maxTokens: typeof Schema.Int; messages: Schema.Array$<ReturnType<typeof buildSamplingMessage>>; metadata: ReturnType<typeof shared30>; modelPreferences: Schema.optionalWith<ReturnType<typeof buildModelPreferences>, { exact: true }>; stopSequences: ReturnType<typeof shared11>; systemPrompt: ReturnType<typeof shared6>; temperature: ReturnType<typeof shared45>; task: ReturnType<typeof shared34>; toolChoice: Schema.optionalWith<ReturnType<typeof buildToolChoice>, { exact: true }>; tools: Schema.optionalWith<ReturnType<typeof shared46>, { exact: true }> }> = lazily(() => Schema.Struct({ _meta: shared44(), includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(buildSamplingMessage()), metadata: shared30(), modelPreferences: Schema.optionalWith(buildModelPreferences(), { exact: true }), stopSequences: shared11(), systemPrompt: shared6(), temperature: shared45(), task: shared34(), toolChoice: Schema.optionalWith(buildToolChoice(), { exact: true }), tools: Schema.optionalWith(shared46(), { exact: true }) }))
 /** The `CreateMessageRequestParams` type. */
-export const CreateMessageRequestParams: Schema.Struct<{ _meta: typeof shared44; includeContext: Schema.optionalWith<Schema.Literal<["allServers", "none", "thisServer"]>, { exact: true }>; maxTokens: typeof Schema.Int; messages: Schema.Array$<typeof SamplingMessage>; metadata: typeof shared30; modelPreferences: Schema.optionalWith<typeof ModelPreferences, { exact: true }>; stopSequences: typeof shared11; systemPrompt: typeof shared6; temperature: typeof shared45; task: typeof shared34; toolChoice: Schema.optionalWith<typeof ToolChoice, { exact: true }>; tools: Schema.optionalWith<typeof shared46, { exact: true }> }> = Schema.Struct({ _meta: shared44, includeContext: Schema.optionalWith(Schema.Literal("allServers", "none", "thisServer"), { exact: true }), maxTokens: Schema.Int, messages: Schema.Array(SamplingMessage), metadata: shared30, modelPreferences: Schema.optionalWith(ModelPreferences, { exact: true }), stopSequences: shared11, systemPrompt: shared6, temperature: shared45, task: shared34, toolChoice: Schema.optionalWith(ToolChoice, { exact: true }), tools: Schema.optionalWith(shared46, { exact: true }) })
+export const CreateMessageRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; includeContext: Schema.optionalWith<Schema.Literal<["allServers", "none", "thisServer"]>, { exact: true }>; maxTokens: typeof Schema.Int; messages: Schema.Array$<ReturnType<typeof buildSamplingMessage>>; metadata: ReturnType<typeof shared30>; modelPreferences: Schema.optionalWith<ReturnType<typeof buildModelPreferences>, { exact: true }>; stopSequences: ReturnType<typeof shared11>; systemPrompt: ReturnType<typeof shared6>; temperature: ReturnType<typeof shared45>; task: ReturnType<typeof shared34>; toolChoice: Schema.optionalWith<ReturnType<typeof buildToolChoice>, { exact: true }>; tools: Schema.optionalWith<ReturnType<typeof shared46>, { exact: true }> }> = deferred(buildCreateMessageRequestParams)
 /** The `CreateMessageRequestParams` type. */
 export type CreateMessageRequestParams = typeof CreateMessageRequestParams.Type
+const buildCreateMessageRequest: () => Schema.Struct<{ method: Schema.Literal<["sampling/createMessage"]>; params: ReturnType<typeof buildCreateMessageRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: buildCreateMessageRequestParams(), id: shared36(), jsonrpc: shared38() }))
 /** The `CreateMessageRequest` type. */
-export const CreateMessageRequest: Schema.Struct<{ method: Schema.Literal<["sampling/createMessage"]>; params: typeof CreateMessageRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("sampling/createMessage"), params: CreateMessageRequestParams, id: shared36, jsonrpc: shared38 })
+export const CreateMessageRequest: Schema.Struct<{ method: Schema.Literal<["sampling/createMessage"]>; params: ReturnType<typeof buildCreateMessageRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildCreateMessageRequest)
 /** The `CreateMessageRequest` type. */
 export type CreateMessageRequest = typeof CreateMessageRequest.Type
-const shared47: Schema.Literal<["string"]> = Schema.Literal("string")
+const shared47: () => Schema.Literal<["string"]> = lazily(() => Schema.Literal("string"))
+const buildLegacyTitledEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared6>; description: ReturnType<typeof shared6>; enum: ReturnType<typeof shared10>; enumNames: ReturnType<typeof shared11>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared47> }> = lazily(() => Schema.Struct({ default: shared6(), description: shared6(), enum: shared10(), enumNames: shared11(), title: shared6(), type: shared47() }))
 /** The `LegacyTitledEnumSchema` type. */
-export const LegacyTitledEnumSchema: Schema.Struct<{ default: typeof shared6; description: typeof shared6; enum: typeof shared10; enumNames: typeof shared11; title: typeof shared6; type: typeof shared47 }> = Schema.Struct({ default: shared6, description: shared6, enum: shared10, enumNames: shared11, title: shared6, type: shared47 })
+export const LegacyTitledEnumSchema: Schema.Struct<{ default: ReturnType<typeof shared6>; description: ReturnType<typeof shared6>; enum: ReturnType<typeof shared10>; enumNames: ReturnType<typeof shared11>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared47> }> = deferred(buildLegacyTitledEnumSchema)
 /** The `LegacyTitledEnumSchema` type. */
 export type LegacyTitledEnumSchema = typeof LegacyTitledEnumSchema.Type
-const shared48: Schema.Struct<{ const: typeof Schema.String; title: typeof Schema.String }> = Schema.Struct({ const: Schema.String, title: Schema.String })
-const shared49: Schema.Array$<typeof shared48> = Schema.Array(shared48)
-const shared50: Schema.Literal<["array"]> = Schema.Literal("array")
+const shared48: () => Schema.Struct<{ const: typeof Schema.String; title: typeof Schema.String }> = lazily(() => Schema.Struct({ const: Schema.String, title: Schema.String }))
+const shared49: () => Schema.Array$<ReturnType<typeof shared48>> = lazily(() => Schema.Array(shared48()))
+const shared50: () => Schema.Literal<["array"]> = lazily(() => Schema.Literal("array"))
+const buildTitledMultiSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared11>; description: ReturnType<typeof shared6>; items: Schema.Struct<{ anyOf: ReturnType<typeof shared49> }>; maxItems: ReturnType<typeof shared21>; minItems: ReturnType<typeof shared21>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared50> }> = lazily(() => Schema.Struct({ default: shared11(), description: shared6(), items: Schema.Struct({ anyOf: shared49() }), maxItems: shared21(), minItems: shared21(), title: shared6(), type: shared50() }))
 /** The `TitledMultiSelectEnumSchema` type. */
-export const TitledMultiSelectEnumSchema: Schema.Struct<{ default: typeof shared11; description: typeof shared6; items: Schema.Struct<{ anyOf: typeof shared49 }>; maxItems: typeof shared21; minItems: typeof shared21; title: typeof shared6; type: typeof shared50 }> = Schema.Struct({ default: shared11, description: shared6, items: Schema.Struct({ anyOf: shared49 }), maxItems: shared21, minItems: shared21, title: shared6, type: shared50 })
+export const TitledMultiSelectEnumSchema: Schema.Struct<{ default: ReturnType<typeof shared11>; description: ReturnType<typeof shared6>; items: Schema.Struct<{ anyOf: ReturnType<typeof shared49> }>; maxItems: ReturnType<typeof shared21>; minItems: ReturnType<typeof shared21>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared50> }> = deferred(buildTitledMultiSelectEnumSchema)
 /** The `TitledMultiSelectEnumSchema` type. */
 export type TitledMultiSelectEnumSchema = typeof TitledMultiSelectEnumSchema.Type
+const buildTitledSingleSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared6>; description: ReturnType<typeof shared6>; oneOf: ReturnType<typeof shared49>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared47> }> = lazily(() => Schema.Struct({ default: shared6(), description: shared6(), oneOf: shared49(), title: shared6(), type: shared47() }))
 /** The `TitledSingleSelectEnumSchema` type. */
-export const TitledSingleSelectEnumSchema: Schema.Struct<{ default: typeof shared6; description: typeof shared6; oneOf: typeof shared49; title: typeof shared6; type: typeof shared47 }> = Schema.Struct({ default: shared6, description: shared6, oneOf: shared49, title: shared6, type: shared47 })
+export const TitledSingleSelectEnumSchema: Schema.Struct<{ default: ReturnType<typeof shared6>; description: ReturnType<typeof shared6>; oneOf: ReturnType<typeof shared49>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared47> }> = deferred(buildTitledSingleSelectEnumSchema)
 /** The `TitledSingleSelectEnumSchema` type. */
 export type TitledSingleSelectEnumSchema = typeof TitledSingleSelectEnumSchema.Type
+const buildUntitledMultiSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared11>; description: ReturnType<typeof shared6>; items: Schema.Struct<{ enum: ReturnType<typeof shared10>; type: ReturnType<typeof shared47> }>; maxItems: ReturnType<typeof shared21>; minItems: ReturnType<typeof shared21>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared50> }> = lazily(() => Schema.Struct({ default: shared11(), description: shared6(), items: Schema.Struct({ enum: shared10(), type: shared47() }), maxItems: shared21(), minItems: shared21(), title: shared6(), type: shared50() }))
 /** The `UntitledMultiSelectEnumSchema` type. */
-export const UntitledMultiSelectEnumSchema: Schema.Struct<{ default: typeof shared11; description: typeof shared6; items: Schema.Struct<{ enum: typeof shared10; type: typeof shared47 }>; maxItems: typeof shared21; minItems: typeof shared21; title: typeof shared6; type: typeof shared50 }> = Schema.Struct({ default: shared11, description: shared6, items: Schema.Struct({ enum: shared10, type: shared47 }), maxItems: shared21, minItems: shared21, title: shared6, type: shared50 })
+export const UntitledMultiSelectEnumSchema: Schema.Struct<{ default: ReturnType<typeof shared11>; description: ReturnType<typeof shared6>; items: Schema.Struct<{ enum: ReturnType<typeof shared10>; type: ReturnType<typeof shared47> }>; maxItems: ReturnType<typeof shared21>; minItems: ReturnType<typeof shared21>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared50> }> = deferred(buildUntitledMultiSelectEnumSchema)
 /** The `UntitledMultiSelectEnumSchema` type. */
 export type UntitledMultiSelectEnumSchema = typeof UntitledMultiSelectEnumSchema.Type
+const buildUntitledSingleSelectEnumSchema: () => Schema.Struct<{ default: ReturnType<typeof shared6>; description: ReturnType<typeof shared6>; enum: ReturnType<typeof shared10>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared47> }> = lazily(() => Schema.Struct({ default: shared6(), description: shared6(), enum: shared10(), title: shared6(), type: shared47() }))
 /** The `UntitledSingleSelectEnumSchema` type. */
-export const UntitledSingleSelectEnumSchema: Schema.Struct<{ default: typeof shared6; description: typeof shared6; enum: typeof shared10; title: typeof shared6; type: typeof shared47 }> = Schema.Struct({ default: shared6, description: shared6, enum: shared10, title: shared6, type: shared47 })
+export const UntitledSingleSelectEnumSchema: Schema.Struct<{ default: ReturnType<typeof shared6>; description: ReturnType<typeof shared6>; enum: ReturnType<typeof shared10>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared47> }> = deferred(buildUntitledSingleSelectEnumSchema)
 /** The `UntitledSingleSelectEnumSchema` type. */
 export type UntitledSingleSelectEnumSchema = typeof UntitledSingleSelectEnumSchema.Type
-const shared51: Schema.Struct<{ description: typeof shared6; enum: typeof shared10; enumNames: typeof shared11; title: typeof shared6; type: typeof shared47 }> = Schema.Struct({ description: shared6, enum: shared10, enumNames: shared11, title: shared6, type: shared47 })
+const shared51: () => Schema.Struct<{ description: ReturnType<typeof shared6>; enum: ReturnType<typeof shared10>; enumNames: ReturnType<typeof shared11>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared47> }> = lazily(() => Schema.Struct({ description: shared6(), enum: shared10(), enumNames: shared11(), title: shared6(), type: shared47() }))
+const buildEnumSchema: () => Schema.Union<[ReturnType<typeof shared51>, ReturnType<typeof buildUntitledSingleSelectEnumSchema>, ReturnType<typeof buildTitledSingleSelectEnumSchema>, ReturnType<typeof buildUntitledMultiSelectEnumSchema>, ReturnType<typeof buildTitledMultiSelectEnumSchema>, ReturnType<typeof buildLegacyTitledEnumSchema>]> = lazily(() => Schema.Union(shared51(), buildUntitledSingleSelectEnumSchema(), buildTitledSingleSelectEnumSchema(), buildUntitledMultiSelectEnumSchema(), buildTitledMultiSelectEnumSchema(), buildLegacyTitledEnumSchema()))
 /** The `EnumSchema` type. */
-export const EnumSchema: Schema.Union<[typeof shared51, typeof UntitledSingleSelectEnumSchema, typeof TitledSingleSelectEnumSchema, typeof UntitledMultiSelectEnumSchema, typeof TitledMultiSelectEnumSchema, typeof LegacyTitledEnumSchema]> = Schema.Union(shared51, UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema)
+export const EnumSchema: Schema.Union<[ReturnType<typeof shared51>, ReturnType<typeof buildUntitledSingleSelectEnumSchema>, ReturnType<typeof buildTitledSingleSelectEnumSchema>, ReturnType<typeof buildUntitledMultiSelectEnumSchema>, ReturnType<typeof buildTitledMultiSelectEnumSchema>, ReturnType<typeof buildLegacyTitledEnumSchema>]> = deferred(buildEnumSchema)
 /** The `EnumSchema` type. */
 export type EnumSchema = typeof EnumSchema.Type
+const buildNumberSchema: () => Schema.Struct<{ description: ReturnType<typeof shared6>; maximum: ReturnType<typeof shared45>; minimum: ReturnType<typeof shared45>; title: ReturnType<typeof shared6>; type: Schema.Literal<["integer", "number"]> }> = lazily(() => Schema.Struct({ description: shared6(), maximum: shared45(), minimum: shared45(), title: shared6(), type: Schema.Literal("integer", "number") }))
 /** The `NumberSchema` type. */
-export const NumberSchema: Schema.Struct<{ description: typeof shared6; maximum: typeof shared45; minimum: typeof shared45; title: typeof shared6; type: Schema.Literal<["integer", "number"]> }> = Schema.Struct({ description: shared6, maximum: shared45, minimum: shared45, title: shared6, type: Schema.Literal("integer", "number") })
+export const NumberSchema: Schema.Struct<{ description: ReturnType<typeof shared6>; maximum: ReturnType<typeof shared45>; minimum: ReturnType<typeof shared45>; title: ReturnType<typeof shared6>; type: Schema.Literal<["integer", "number"]> }> = deferred(buildNumberSchema)
 /** The `NumberSchema` type. */
 export type NumberSchema = typeof NumberSchema.Type
+const buildStringSchema: () => Schema.Struct<{ description: ReturnType<typeof shared6>; format: Schema.optionalWith<Schema.Literal<["date", "date-time", "email", "uri"]>, { exact: true }>; maxLength: ReturnType<typeof shared21>; minLength: ReturnType<typeof shared21>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared47> }> = lazily(() => Schema.Struct({ description: shared6(), format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared21(), minLength: shared21(), title: shared6(), type: shared47() }))
 /** The `StringSchema` type. */
-export const StringSchema: Schema.Struct<{ description: typeof shared6; format: Schema.optionalWith<Schema.Literal<["date", "date-time", "email", "uri"]>, { exact: true }>; maxLength: typeof shared21; minLength: typeof shared21; title: typeof shared6; type: typeof shared47 }> = Schema.Struct({ description: shared6, format: Schema.optionalWith(Schema.Literal("date", "date-time", "email", "uri"), { exact: true }), maxLength: shared21, minLength: shared21, title: shared6, type: shared47 })
+export const StringSchema: Schema.Struct<{ description: ReturnType<typeof shared6>; format: Schema.optionalWith<Schema.Literal<["date", "date-time", "email", "uri"]>, { exact: true }>; maxLength: ReturnType<typeof shared21>; minLength: ReturnType<typeof shared21>; title: ReturnType<typeof shared6>; type: ReturnType<typeof shared47> }> = deferred(buildStringSchema)
 /** The `StringSchema` type. */
 export type StringSchema = typeof StringSchema.Type
+const buildPrimitiveSchemaDefinition: () => Schema.Union<[ReturnType<typeof shared51>, ReturnType<typeof buildUntitledSingleSelectEnumSchema>, ReturnType<typeof buildTitledSingleSelectEnumSchema>, ReturnType<typeof buildUntitledMultiSelectEnumSchema>, ReturnType<typeof buildTitledMultiSelectEnumSchema>, ReturnType<typeof buildLegacyTitledEnumSchema>, ReturnType<typeof buildStringSchema>, ReturnType<typeof buildNumberSchema>, ReturnType<typeof buildBooleanSchema>]> = lazily(() => Schema.Union(shared51(), buildUntitledSingleSelectEnumSchema(), buildTitledSingleSelectEnumSchema(), buildUntitledMultiSelectEnumSchema(), buildTitledMultiSelectEnumSchema(), buildLegacyTitledEnumSchema(), buildStringSchema(), buildNumberSchema(), buildBooleanSchema()))
 /** The `PrimitiveSchemaDefinition` type. */
-export const PrimitiveSchemaDefinition: Schema.Union<[typeof shared51, typeof UntitledSingleSelectEnumSchema, typeof TitledSingleSelectEnumSchema, typeof UntitledMultiSelectEnumSchema, typeof TitledMultiSelectEnumSchema, typeof LegacyTitledEnumSchema, typeof StringSchema, typeof NumberSchema, typeof BooleanSchema]> = Schema.Union(shared51, UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema, StringSchema, NumberSchema, BooleanSchema)
+export const PrimitiveSchemaDefinition: Schema.Union<[ReturnType<typeof shared51>, ReturnType<typeof buildUntitledSingleSelectEnumSchema>, ReturnType<typeof buildTitledSingleSelectEnumSchema>, ReturnType<typeof buildUntitledMultiSelectEnumSchema>, ReturnType<typeof buildTitledMultiSelectEnumSchema>, ReturnType<typeof buildLegacyTitledEnumSchema>, ReturnType<typeof buildStringSchema>, ReturnType<typeof buildNumberSchema>, ReturnType<typeof buildBooleanSchema>]> = deferred(buildPrimitiveSchemaDefinition)
 /** The `PrimitiveSchemaDefinition` type. */
 export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
-const shared52: Schema.Record$<Schema.SchemaClass<string>, typeof PrimitiveSchemaDefinition> = Formats.OpenObject(PrimitiveSchemaDefinition)
+const shared52: () => Schema.Record$<Schema.SchemaClass<string>, ReturnType<typeof buildPrimitiveSchemaDefinition>> = lazily(() => Formats.OpenObject(buildPrimitiveSchemaDefinition()))
+const buildElicitRequestFormParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; message: typeof Schema.String; mode: Schema.optionalWith<Schema.Literal<["form"]>, { exact: true }>; requestedSchema: Schema.Struct<{ $schema: ReturnType<typeof shared6>; properties: ReturnType<typeof shared52>; required: ReturnType<typeof shared11>; type: ReturnType<typeof shared42> }>; task: ReturnType<typeof shared34> }> = lazily(() => Schema.Struct({ _meta: shared44(), message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared6(), properties: shared52(), required: shared11(), type: shared42() }), task: shared34() }))
 /** The `ElicitRequestFormParams` type. */
-export const ElicitRequestFormParams: Schema.Struct<{ _meta: typeof shared44; message: typeof Schema.String; mode: Schema.optionalWith<Schema.Literal<["form"]>, { exact: true }>; requestedSchema: Schema.Struct<{ $schema: typeof shared6; properties: typeof shared52; required: typeof shared11; type: typeof shared42 }>; task: typeof shared34 }> = Schema.Struct({ _meta: shared44, message: Schema.String, mode: Schema.optionalWith(Schema.Literal("form"), { exact: true }), requestedSchema: Schema.Struct({ $schema: shared6, properties: shared52, required: shared11, type: shared42 }), task: shared34 })
+export const ElicitRequestFormParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; message: typeof Schema.String; mode: Schema.optionalWith<Schema.Literal<["form"]>, { exact: true }>; requestedSchema: Schema.Struct<{ $schema: ReturnType<typeof shared6>; properties: ReturnType<typeof shared52>; required: ReturnType<typeof shared11>; type: ReturnType<typeof shared42> }>; task: ReturnType<typeof shared34> }> = deferred(buildElicitRequestFormParams)
 /** The `ElicitRequestFormParams` type. */
 export type ElicitRequestFormParams = typeof ElicitRequestFormParams.Type
+const buildElicitRequestURLParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; elicitationId: ReturnType<typeof shared6>; message: typeof Schema.String; mode: Schema.Literal<["url"]>; task: ReturnType<typeof shared34>; url: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared44(), elicitationId: shared6(), message: Schema.String, mode: Schema.Literal("url"), task: shared34(), url: Formats.Uri }))
 /** The `ElicitRequestURLParams` type. */
-export const ElicitRequestURLParams: Schema.Struct<{ _meta: typeof shared44; elicitationId: typeof shared6; message: typeof Schema.String; mode: Schema.Literal<["url"]>; task: typeof shared34; url: Schema.SchemaClass<string> }> = Schema.Struct({ _meta: shared44, elicitationId: shared6, message: Schema.String, mode: Schema.Literal("url"), task: shared34, url: Formats.Uri })
+export const ElicitRequestURLParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; elicitationId: ReturnType<typeof shared6>; message: typeof Schema.String; mode: Schema.Literal<["url"]>; task: ReturnType<typeof shared34>; url: Schema.SchemaClass<string> }> = deferred(buildElicitRequestURLParams)
 /** The `ElicitRequestURLParams` type. */
 export type ElicitRequestURLParams = typeof ElicitRequestURLParams.Type
+const buildElicitRequestParams: () => Schema.Union<[ReturnType<typeof buildElicitRequestURLParams>, Schema.Struct<{ _meta: ReturnType<typeof shared44>; message: typeof Schema.String; requestedSchema: Schema.Struct<{ properties: ReturnType<typeof shared52>; required: ReturnType<typeof shared11>; type: ReturnType<typeof shared42> }> }>, ReturnType<typeof buildElicitRequestFormParams>]> = lazily(() => Schema.Union(buildElicitRequestURLParams(), Schema.Struct({ _meta: shared44(), message: Schema.String, requestedSchema: Schema.Struct({ properties: shared52(), required: shared11(), type: shared42() }) }), buildElicitRequestFormParams()))
 /** The `ElicitRequestParams` type. */
-export const ElicitRequestParams: Schema.Union<[typeof ElicitRequestURLParams, Schema.Struct<{ _meta: typeof shared44; message: typeof Schema.String; requestedSchema: Schema.Struct<{ properties: typeof shared52; required: typeof shared11; type: typeof shared42 }> }>, typeof ElicitRequestFormParams]> = Schema.Union(ElicitRequestURLParams, Schema.Struct({ _meta: shared44, message: Schema.String, requestedSchema: Schema.Struct({ properties: shared52, required: shared11, type: shared42 }) }), ElicitRequestFormParams)
+export const ElicitRequestParams: Schema.Union<[ReturnType<typeof buildElicitRequestURLParams>, Schema.Struct<{ _meta: ReturnType<typeof shared44>; message: typeof Schema.String; requestedSchema: Schema.Struct<{ properties: ReturnType<typeof shared52>; required: ReturnType<typeof shared11>; type: ReturnType<typeof shared42> }> }>, ReturnType<typeof buildElicitRequestFormParams>]> = deferred(buildElicitRequestParams)
 /** The `ElicitRequestParams` type. */
 export type ElicitRequestParams = typeof ElicitRequestParams.Type
+const buildElicitRequest: () => Schema.Struct<{ method: Schema.Literal<["elicitation/create"]>; params: ReturnType<typeof buildElicitRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("elicitation/create"), params: buildElicitRequestParams(), id: shared36(), jsonrpc: shared38() }))
 /** The `ElicitRequest` type. */
-export const ElicitRequest: Schema.Struct<{ method: Schema.Literal<["elicitation/create"]>; params: typeof ElicitRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("elicitation/create"), params: ElicitRequestParams, id: shared36, jsonrpc: shared38 })
+export const ElicitRequest: Schema.Struct<{ method: Schema.Literal<["elicitation/create"]>; params: ReturnType<typeof buildElicitRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildElicitRequest)
 /** The `ElicitRequest` type. */
 export type ElicitRequest = typeof ElicitRequest.Type
+const buildListRootsRequestParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `ListRootsRequestParams` type. */
-export const ListRootsRequestParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const ListRootsRequestParams: Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildListRootsRequestParams)
 /** The `ListRootsRequestParams` type. */
 export type ListRootsRequestParams = typeof ListRootsRequestParams.Type
+const buildRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8> }> = lazily(() => Schema.Struct({ _meta: shared8() }))
 /** The `RequestParams` type. */
-export const RequestParams: Schema.Struct<{ _meta: typeof shared8 }> = Schema.Struct({ _meta: shared8 })
+export const RequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared8> }> = deferred(buildRequestParams)
 /** The `RequestParams` type. */
 export type RequestParams = typeof RequestParams.Type
+const buildListRootsRequest: () => Schema.Struct<{ method: Schema.Literal<["roots/list"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildListRootsRequestParams>, ReturnType<typeof buildRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(Schema.Union(buildListRootsRequestParams(), buildRequestParams()), { exact: true }), id: shared36(), jsonrpc: shared38() }))
 /** The `ListRootsRequest` type. */
-export const ListRootsRequest: Schema.Struct<{ method: Schema.Literal<["roots/list"]>; params: Schema.optionalWith<Schema.Union<[typeof ListRootsRequestParams, typeof RequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("roots/list"), params: Schema.optionalWith(Schema.Union(ListRootsRequestParams, RequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const ListRootsRequest: Schema.Struct<{ method: Schema.Literal<["roots/list"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildListRootsRequestParams>, ReturnType<typeof buildRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildListRootsRequest)
 /** The `ListRootsRequest` type. */
 export type ListRootsRequest = typeof ListRootsRequest.Type
+const buildInputRequest: () => Schema.Union<[ReturnType<typeof buildCreateMessageRequest>, ReturnType<typeof buildElicitRequest>, ReturnType<typeof buildListRootsRequest>]> = lazily(() => Schema.Union(buildCreateMessageRequest(), buildElicitRequest(), buildListRootsRequest()))
 /** The `InputRequest` type. */
-export const InputRequest: Schema.Union<[typeof CreateMessageRequest, typeof ElicitRequest, typeof ListRootsRequest]> = Schema.Union(CreateMessageRequest, ElicitRequest, ListRootsRequest)
+export const InputRequest: Schema.Union<[ReturnType<typeof buildCreateMessageRequest>, ReturnType<typeof buildElicitRequest>, ReturnType<typeof buildListRootsRequest>]> = deferred(buildInputRequest)
 /** The `InputRequest` type. */
 export type InputRequest = typeof InputRequest.Type
+const buildInputRequests: () => Schema.Record$<Schema.SchemaClass<string>, ReturnType<typeof buildInputRequest>> = lazily(() => Formats.OpenObject(buildInputRequest()))
 /** The `InputRequests` type. */
-export const InputRequests: Schema.Record$<Schema.SchemaClass<string>, typeof InputRequest> = Formats.OpenObject(InputRequest)
+export const InputRequests: Schema.Record$<Schema.SchemaClass<string>, ReturnType<typeof buildInputRequest>> = deferred(buildInputRequests)
 /** The `InputRequests` type. */
 export type InputRequests = typeof InputRequests.Type
+const buildInputRequiredResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared15>; inputRequests: Schema.optionalWith<ReturnType<typeof buildInputRequests>, { exact: true }>; requestState: ReturnType<typeof shared6>; resultType: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: shared15(), inputRequests: Schema.optionalWith(buildInputRequests(), { exact: true }), requestState: shared6(), resultType: Schema.String }))
 /** The `InputRequiredResult` type. */
-export const InputRequiredResult: Schema.Struct<{ _meta: typeof shared15; inputRequests: Schema.optionalWith<typeof InputRequests, { exact: true }>; requestState: typeof shared6; resultType: typeof Schema.String }> = Schema.Struct({ _meta: shared15, inputRequests: Schema.optionalWith(InputRequests, { exact: true }), requestState: shared6, resultType: Schema.String })
+export const InputRequiredResult: Schema.Struct<{ _meta: ReturnType<typeof shared15>; inputRequests: Schema.optionalWith<ReturnType<typeof buildInputRequests>, { exact: true }>; requestState: ReturnType<typeof shared6>; resultType: typeof Schema.String }> = deferred(buildInputRequiredResult)
 /** The `InputRequiredResult` type. */
 export type InputRequiredResult = typeof InputRequiredResult.Type
+const buildCallToolResultResponse: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: Schema.Union<[ReturnType<typeof buildInputRequiredResult>, ReturnType<typeof buildCallToolResult>]> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: Schema.Union(buildInputRequiredResult(), buildCallToolResult()) }))
 /** The `CallToolResultResponse` type. */
-export const CallToolResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: Schema.Union<[typeof InputRequiredResult, typeof CallToolResult]> }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Schema.Union(InputRequiredResult, CallToolResult) })
+export const CallToolResultResponse: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: Schema.Union<[ReturnType<typeof buildInputRequiredResult>, ReturnType<typeof buildCallToolResult>]> }> = deferred(buildCallToolResultResponse)
 /** The `CallToolResultResponse` type. */
 export type CallToolResultResponse = typeof CallToolResultResponse.Type
+const buildCancelTaskRequestParams: () => Schema.Struct<{ taskId: typeof Schema.String }> = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `CancelTaskRequestParams` type. */
-export const CancelTaskRequestParams: Schema.Struct<{ taskId: typeof Schema.String }> = Schema.Struct({ taskId: Schema.String })
+export const CancelTaskRequestParams: Schema.Struct<{ taskId: typeof Schema.String }> = deferred(buildCancelTaskRequestParams)
 /** The `CancelTaskRequestParams` type. */
 export type CancelTaskRequestParams = typeof CancelTaskRequestParams.Type
+const buildCancelTaskRequest: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["tasks/cancel"]>; params: ReturnType<typeof buildCancelTaskRequestParams> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), method: Schema.Literal("tasks/cancel"), params: buildCancelTaskRequestParams() }))
 /** The `CancelTaskRequest` type. */
-export const CancelTaskRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["tasks/cancel"]>; params: typeof CancelTaskRequestParams }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/cancel"), params: CancelTaskRequestParams })
+export const CancelTaskRequest: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["tasks/cancel"]>; params: ReturnType<typeof buildCancelTaskRequestParams> }> = deferred(buildCancelTaskRequest)
 /** The `CancelTaskRequest` type. */
 export type CancelTaskRequest = typeof CancelTaskRequest.Type
+const buildTaskStatus: () => Schema.Literal<["cancelled", "completed", "failed", "input_required", "working"]> = lazily(() => Schema.Literal("cancelled", "completed", "failed", "input_required", "working"))
 /** The `TaskStatus` type. */
-export const TaskStatus: Schema.Literal<["cancelled", "completed", "failed", "input_required", "working"]> = Schema.Literal("cancelled", "completed", "failed", "input_required", "working")
+export const TaskStatus: Schema.Literal<["cancelled", "completed", "failed", "input_required", "working"]> = deferred(buildTaskStatus)
 /** The `TaskStatus` type. */
 export type TaskStatus = typeof TaskStatus.Type
-const shared53: Schema.Union<[typeof Schema.Int, typeof Schema.Null]> = Schema.Union(Schema.Int, Schema.Null)
+const shared53: () => Schema.Union<[typeof Schema.Int, typeof Schema.Null]> = lazily(() => Schema.Union(Schema.Int, Schema.Null))
+const buildCancelTaskResult: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8>; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared21>; status: ReturnType<typeof buildTaskStatus>; statusMessage: ReturnType<typeof shared6>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared53> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21(), status: buildTaskStatus(), statusMessage: shared6(), taskId: Schema.String, ttl: shared53() }, Formats.AnyJsonRecord))
 /** The `CancelTaskResult` type. */
-export const CancelTaskResult: Schema.TypeLiteral<{ _meta: typeof shared8; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: typeof shared21; status: typeof TaskStatus; statusMessage: typeof shared6; taskId: typeof Schema.String; ttl: typeof shared53 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 }, Formats.AnyJsonRecord)
+export const CancelTaskResult: Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8>; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared21>; status: ReturnType<typeof buildTaskStatus>; statusMessage: ReturnType<typeof shared6>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared53> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildCancelTaskResult)
 /** The `CancelTaskResult` type. */
 export type CancelTaskResult = typeof CancelTaskResult.Type
+const buildNotificationMetaObject: () => Schema.TypeLiteral<{ "io.modelcontextprotocol/subscriptionId": ReturnType<typeof shared36> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ "io.modelcontextprotocol/subscriptionId": shared36() }, Formats.AnyJsonRecord))
 /** The `NotificationMetaObject` type. */
-export const NotificationMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/subscriptionId": typeof shared36 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ "io.modelcontextprotocol/subscriptionId": shared36 }, Formats.AnyJsonRecord)
+export const NotificationMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/subscriptionId": ReturnType<typeof shared36> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildNotificationMetaObject)
 /** The `NotificationMetaObject` type. */
 export type NotificationMetaObject = typeof NotificationMetaObject.Type
+const buildCancelledNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; reason: ReturnType<typeof shared6>; requestId: ReturnType<typeof shared36> }> = lazily(() => Schema.Struct({ _meta: shared8(), reason: shared6(), requestId: shared36() }))
 /** The `CancelledNotificationParams` type. */
-export const CancelledNotificationParams: Schema.Struct<{ _meta: typeof shared8; reason: typeof shared6; requestId: typeof shared36 }> = Schema.Struct({ _meta: shared8, reason: shared6, requestId: shared36 })
+export const CancelledNotificationParams: Schema.Struct<{ _meta: ReturnType<typeof shared8>; reason: ReturnType<typeof shared6>; requestId: ReturnType<typeof shared36> }> = deferred(buildCancelledNotificationParams)
 /** The `CancelledNotificationParams` type. */
 export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
-const shared54: Schema.Literal<["notifications/cancelled"]> = Schema.Literal("notifications/cancelled")
+const shared54: () => Schema.Literal<["notifications/cancelled"]> = lazily(() => Schema.Literal("notifications/cancelled"))
+const buildCancelledNotification: () => Schema.Struct<{ method: ReturnType<typeof shared54>; params: ReturnType<typeof buildCancelledNotificationParams>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: shared54(), params: buildCancelledNotificationParams(), jsonrpc: shared38() }))
 /** The `CancelledNotification` type. */
-export const CancelledNotification: Schema.Struct<{ method: typeof shared54; params: typeof CancelledNotificationParams; jsonrpc: typeof shared38 }> = Schema.Struct({ method: shared54, params: CancelledNotificationParams, jsonrpc: shared38 })
+export const CancelledNotification: Schema.Struct<{ method: ReturnType<typeof shared54>; params: ReturnType<typeof buildCancelledNotificationParams>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildCancelledNotification)
 /** The `CancelledNotification` type. */
 export type CancelledNotification = typeof CancelledNotification.Type
+const buildInitializedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `InitializedNotificationParams` type. */
-export const InitializedNotificationParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const InitializedNotificationParams: Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildInitializedNotificationParams)
 /** The `InitializedNotificationParams` type. */
 export type InitializedNotificationParams = typeof InitializedNotificationParams.Type
+const buildNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8> }> = lazily(() => Schema.Struct({ _meta: shared8() }))
 /** The `NotificationParams` type. */
-export const NotificationParams: Schema.Struct<{ _meta: typeof shared8 }> = Schema.Struct({ _meta: shared8 })
+export const NotificationParams: Schema.Struct<{ _meta: ReturnType<typeof shared8> }> = deferred(buildNotificationParams)
 /** The `NotificationParams` type. */
 export type NotificationParams = typeof NotificationParams.Type
+const buildInitializedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/initialized"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildInitializedNotificationParams>, ReturnType<typeof buildNotificationParams>]>, { exact: true }>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(Schema.Union(buildInitializedNotificationParams(), buildNotificationParams()), { exact: true }), jsonrpc: shared38() }))
 /** The `InitializedNotification` type. */
-export const InitializedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/initialized"]>; params: Schema.optionalWith<Schema.Union<[typeof InitializedNotificationParams, typeof NotificationParams]>, { exact: true }>; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/initialized"), params: Schema.optionalWith(Schema.Union(InitializedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
+export const InitializedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/initialized"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildInitializedNotificationParams>, ReturnType<typeof buildNotificationParams>]>, { exact: true }>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildInitializedNotification)
 /** The `InitializedNotification` type. */
 export type InitializedNotification = typeof InitializedNotification.Type
+const buildProgressNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; progress: Schema.SchemaClass<number>; progressToken: ReturnType<typeof buildProgressToken>; total: ReturnType<typeof shared45>; message: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared8(), progress: Formats.JsonNumber, progressToken: buildProgressToken(), total: shared45(), message: shared6() }))
 /** The `ProgressNotificationParams` type. */
-export const ProgressNotificationParams: Schema.Struct<{ _meta: typeof shared8; progress: Schema.SchemaClass<number>; progressToken: typeof ProgressToken; total: typeof shared45; message: typeof shared6 }> = Schema.Struct({ _meta: shared8, progress: Formats.JsonNumber, progressToken: ProgressToken, total: shared45, message: shared6 })
+export const ProgressNotificationParams: Schema.Struct<{ _meta: ReturnType<typeof shared8>; progress: Schema.SchemaClass<number>; progressToken: ReturnType<typeof buildProgressToken>; total: ReturnType<typeof shared45>; message: ReturnType<typeof shared6> }> = deferred(buildProgressNotificationParams)
 /** The `ProgressNotificationParams` type. */
 export type ProgressNotificationParams = typeof ProgressNotificationParams.Type
+const buildProgressNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/progress"]>; params: ReturnType<typeof buildProgressNotificationParams>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/progress"), params: buildProgressNotificationParams(), jsonrpc: shared38() }))
 /** The `ProgressNotification` type. */
-export const ProgressNotification: Schema.Struct<{ method: Schema.Literal<["notifications/progress"]>; params: typeof ProgressNotificationParams; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/progress"), params: ProgressNotificationParams, jsonrpc: shared38 })
+export const ProgressNotification: Schema.Struct<{ method: Schema.Literal<["notifications/progress"]>; params: ReturnType<typeof buildProgressNotificationParams>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildProgressNotification)
 /** The `ProgressNotification` type. */
 export type ProgressNotification = typeof ProgressNotification.Type
+const buildRootsListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `RootsListChangedNotificationParams` type. */
-export const RootsListChangedNotificationParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const RootsListChangedNotificationParams: Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildRootsListChangedNotificationParams)
 /** The `RootsListChangedNotificationParams` type. */
 export type RootsListChangedNotificationParams = typeof RootsListChangedNotificationParams.Type
+const buildRootsListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/roots/list_changed"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildRootsListChangedNotificationParams>, ReturnType<typeof buildNotificationParams>]>, { exact: true }>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(Schema.Union(buildRootsListChangedNotificationParams(), buildNotificationParams()), { exact: true }), jsonrpc: shared38() }))
 /** The `RootsListChangedNotification` type. */
-export const RootsListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/roots/list_changed"]>; params: Schema.optionalWith<Schema.Union<[typeof RootsListChangedNotificationParams, typeof NotificationParams]>, { exact: true }>; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/roots/list_changed"), params: Schema.optionalWith(Schema.Union(RootsListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
+export const RootsListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/roots/list_changed"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildRootsListChangedNotificationParams>, ReturnType<typeof buildNotificationParams>]>, { exact: true }>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildRootsListChangedNotification)
 /** The `RootsListChangedNotification` type. */
 export type RootsListChangedNotification = typeof RootsListChangedNotification.Type
+const buildTaskStatusNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared21>; status: ReturnType<typeof buildTaskStatus>; statusMessage: ReturnType<typeof shared6>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared53> }> = lazily(() => Schema.Struct({ _meta: shared8(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21(), status: buildTaskStatus(), statusMessage: shared6(), taskId: Schema.String, ttl: shared53() }))
 /** The `TaskStatusNotificationParams` type. */
-export const TaskStatusNotificationParams: Schema.Struct<{ _meta: typeof shared8; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: typeof shared21; status: typeof TaskStatus; statusMessage: typeof shared6; taskId: typeof Schema.String; ttl: typeof shared53 }> = Schema.Struct({ _meta: shared8, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 })
+export const TaskStatusNotificationParams: Schema.Struct<{ _meta: ReturnType<typeof shared8>; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared21>; status: ReturnType<typeof buildTaskStatus>; statusMessage: ReturnType<typeof shared6>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared53> }> = deferred(buildTaskStatusNotificationParams)
 /** The `TaskStatusNotificationParams` type. */
 export type TaskStatusNotificationParams = typeof TaskStatusNotificationParams.Type
+const buildTaskStatusNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["notifications/tasks/status"]>; params: ReturnType<typeof buildTaskStatusNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared37(), method: Schema.Literal("notifications/tasks/status"), params: buildTaskStatusNotificationParams() }))
 /** The `TaskStatusNotification` type. */
-export const TaskStatusNotification: Schema.Struct<{ jsonrpc: typeof shared37; method: Schema.Literal<["notifications/tasks/status"]>; params: typeof TaskStatusNotificationParams }> = Schema.Struct({ jsonrpc: shared37, method: Schema.Literal("notifications/tasks/status"), params: TaskStatusNotificationParams })
+export const TaskStatusNotification: Schema.Struct<{ jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["notifications/tasks/status"]>; params: ReturnType<typeof buildTaskStatusNotificationParams> }> = deferred(buildTaskStatusNotification)
 /** The `TaskStatusNotification` type. */
 export type TaskStatusNotification = typeof TaskStatusNotification.Type
+const buildClientNotification: () => Schema.Union<[ReturnType<typeof buildTaskStatusNotification>, Schema.Struct<{ jsonrpc: ReturnType<typeof shared37>; method: ReturnType<typeof shared54>; params: ReturnType<typeof buildCancelledNotificationParams> }>, ReturnType<typeof buildCancelledNotification>, ReturnType<typeof buildProgressNotification>, ReturnType<typeof buildInitializedNotification>, ReturnType<typeof buildRootsListChangedNotification>]> = lazily(() => Schema.Union(buildTaskStatusNotification(), Schema.Struct({ jsonrpc: shared37(), method: shared54(), params: buildCancelledNotificationParams() }), buildCancelledNotification(), buildProgressNotification(), buildInitializedNotification(), buildRootsListChangedNotification()))
 /** The `ClientNotification` type. */
-export const ClientNotification: Schema.Union<[typeof TaskStatusNotification, Schema.Struct<{ jsonrpc: typeof shared37; method: typeof shared54; params: typeof CancelledNotificationParams }>, typeof CancelledNotification, typeof ProgressNotification, typeof InitializedNotification, typeof RootsListChangedNotification]> = Schema.Union(TaskStatusNotification, Schema.Struct({ jsonrpc: shared37, method: shared54, params: CancelledNotificationParams }), CancelledNotification, ProgressNotification, InitializedNotification, RootsListChangedNotification)
+export const ClientNotification: Schema.Union<[ReturnType<typeof buildTaskStatusNotification>, Schema.Struct<{ jsonrpc: ReturnType<typeof shared37>; method: ReturnType<typeof shared54>; params: ReturnType<typeof buildCancelledNotificationParams> }>, ReturnType<typeof buildCancelledNotification>, ReturnType<typeof buildProgressNotification>, ReturnType<typeof buildInitializedNotification>, ReturnType<typeof buildRootsListChangedNotification>]> = deferred(buildClientNotification)
 /** The `ClientNotification` type. */
 export type ClientNotification = typeof ClientNotification.Type
+const buildPromptReference: () => Schema.Struct<{ name: typeof Schema.String; type: Schema.Literal<["ref/prompt"]>; title: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: shared6() }))
 /** The `PromptReference` type. */
-export const PromptReference: Schema.Struct<{ name: typeof Schema.String; type: Schema.Literal<["ref/prompt"]>; title: typeof shared6 }> = Schema.Struct({ name: Schema.String, type: Schema.Literal("ref/prompt"), title: shared6 })
+export const PromptReference: Schema.Struct<{ name: typeof Schema.String; type: Schema.Literal<["ref/prompt"]>; title: ReturnType<typeof shared6> }> = deferred(buildPromptReference)
 /** The `PromptReference` type. */
 export type PromptReference = typeof PromptReference.Type
-const shared55: Schema.Literal<["ref/resource"]> = Schema.Literal("ref/resource")
+const shared55: () => Schema.Literal<["ref/resource"]> = lazily(() => Schema.Literal("ref/resource"))
+const buildResourceReference: () => Schema.Struct<{ type: ReturnType<typeof shared55>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ type: shared55(), uri: Formats.UriTemplate }))
 /** The `ResourceReference` type. */
-export const ResourceReference: Schema.Struct<{ type: typeof shared55; uri: Schema.SchemaClass<string> }> = Schema.Struct({ type: shared55, uri: Formats.UriTemplate })
+export const ResourceReference: Schema.Struct<{ type: ReturnType<typeof shared55>; uri: Schema.SchemaClass<string> }> = deferred(buildResourceReference)
 /** The `ResourceReference` type. */
 export type ResourceReference = typeof ResourceReference.Type
+const buildResourceTemplateReference: () => Schema.Struct<{ type: ReturnType<typeof shared55>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ type: shared55(), uri: Formats.UriTemplate }))
 /** The `ResourceTemplateReference` type. */
-export const ResourceTemplateReference: Schema.Struct<{ type: typeof shared55; uri: Schema.SchemaClass<string> }> = Schema.Struct({ type: shared55, uri: Formats.UriTemplate })
+export const ResourceTemplateReference: Schema.Struct<{ type: ReturnType<typeof shared55>; uri: Schema.SchemaClass<string> }> = deferred(buildResourceTemplateReference)
 /** The `ResourceTemplateReference` type. */
 export type ResourceTemplateReference = typeof ResourceTemplateReference.Type
-const shared56: Schema.Record$<Schema.SchemaClass<string>, typeof Schema.String> = Formats.OpenObject(Schema.String)
-const shared57: Schema.optionalWith<typeof shared56, { exact: true }> = Schema.optionalWith(shared56, { exact: true })
+const shared56: () => Schema.Record$<Schema.SchemaClass<string>, typeof Schema.String> = lazily(() => Formats.OpenObject(Schema.String))
+const shared57: () => Schema.optionalWith<ReturnType<typeof shared56>, { exact: true }> = lazily(() => Schema.optionalWith(shared56(), { exact: true }))
+const buildCompleteRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; argument: Schema.Struct<{ name: typeof Schema.String; value: typeof Schema.String }>; ref: Schema.Union<[ReturnType<typeof buildPromptReference>, ReturnType<typeof buildResourceReference>, ReturnType<typeof buildResourceTemplateReference>]>; context: Schema.optionalWith<Schema.Struct<{ arguments: ReturnType<typeof shared57> }>, { exact: true }> }> = lazily(() => Schema.Struct({ _meta: shared8(), argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(buildPromptReference(), buildResourceReference(), buildResourceTemplateReference()), context: Schema.optionalWith(Schema.Struct({ arguments: shared57() }), { exact: true }) }))
 /** The `CompleteRequestParams` type. */
-export const CompleteRequestParams: Schema.Struct<{ _meta: typeof shared8; argument: Schema.Struct<{ name: typeof Schema.String; value: typeof Schema.String }>; ref: Schema.Union<[typeof PromptReference, typeof ResourceReference, typeof ResourceTemplateReference]>; context: Schema.optionalWith<Schema.Struct<{ arguments: typeof shared57 }>, { exact: true }> }> = Schema.Struct({ _meta: shared8, argument: Schema.Struct({ name: Schema.String, value: Schema.String }), ref: Schema.Union(PromptReference, ResourceReference, ResourceTemplateReference), context: Schema.optionalWith(Schema.Struct({ arguments: shared57 }), { exact: true }) })
+export const CompleteRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared8>; argument: Schema.Struct<{ name: typeof Schema.String; value: typeof Schema.String }>; ref: Schema.Union<[ReturnType<typeof buildPromptReference>, ReturnType<typeof buildResourceReference>, ReturnType<typeof buildResourceTemplateReference>]>; context: Schema.optionalWith<Schema.Struct<{ arguments: ReturnType<typeof shared57> }>, { exact: true }> }> = deferred(buildCompleteRequestParams)
 /** The `CompleteRequestParams` type. */
 export type CompleteRequestParams = typeof CompleteRequestParams.Type
+const buildCompleteRequest: () => Schema.Struct<{ method: Schema.Literal<["completion/complete"]>; params: ReturnType<typeof buildCompleteRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("completion/complete"), params: buildCompleteRequestParams(), id: shared36(), jsonrpc: shared38() }))
 /** The `CompleteRequest` type. */
-export const CompleteRequest: Schema.Struct<{ method: Schema.Literal<["completion/complete"]>; params: typeof CompleteRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("completion/complete"), params: CompleteRequestParams, id: shared36, jsonrpc: shared38 })
+export const CompleteRequest: Schema.Struct<{ method: Schema.Literal<["completion/complete"]>; params: ReturnType<typeof buildCompleteRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildCompleteRequest)
 /** The `CompleteRequest` type. */
 export type CompleteRequest = typeof CompleteRequest.Type
+const buildDiscoverRequest: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["server/discover"]>; params: ReturnType<typeof buildRequestParams> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), method: Schema.Literal("server/discover"), params: buildRequestParams() }))
 /** The `DiscoverRequest` type. */
-export const DiscoverRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["server/discover"]>; params: typeof RequestParams }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("server/discover"), params: RequestParams })
+export const DiscoverRequest: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["server/discover"]>; params: ReturnType<typeof buildRequestParams> }> = deferred(buildDiscoverRequest)
 /** The `DiscoverRequest` type. */
 export type DiscoverRequest = typeof DiscoverRequest.Type
+const buildGetPromptRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; arguments: ReturnType<typeof shared57>; name: typeof Schema.String; inputResponses: ReturnType<typeof shared35>; requestState: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared8(), arguments: shared57(), name: Schema.String, inputResponses: shared35(), requestState: shared6() }))
 /** The `GetPromptRequestParams` type. */
-export const GetPromptRequestParams: Schema.Struct<{ _meta: typeof shared8; arguments: typeof shared57; name: typeof Schema.String; inputResponses: typeof shared35; requestState: typeof shared6 }> = Schema.Struct({ _meta: shared8, arguments: shared57, name: Schema.String, inputResponses: shared35, requestState: shared6 })
+export const GetPromptRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared8>; arguments: ReturnType<typeof shared57>; name: typeof Schema.String; inputResponses: ReturnType<typeof shared35>; requestState: ReturnType<typeof shared6> }> = deferred(buildGetPromptRequestParams)
 /** The `GetPromptRequestParams` type. */
 export type GetPromptRequestParams = typeof GetPromptRequestParams.Type
+const buildGetPromptRequest: () => Schema.Struct<{ method: Schema.Literal<["prompts/get"]>; params: ReturnType<typeof buildGetPromptRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/get"), params: buildGetPromptRequestParams(), id: shared36(), jsonrpc: shared38() }))
 /** The `GetPromptRequest` type. */
-export const GetPromptRequest: Schema.Struct<{ method: Schema.Literal<["prompts/get"]>; params: typeof GetPromptRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("prompts/get"), params: GetPromptRequestParams, id: shared36, jsonrpc: shared38 })
+export const GetPromptRequest: Schema.Struct<{ method: Schema.Literal<["prompts/get"]>; params: ReturnType<typeof buildGetPromptRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildGetPromptRequest)
 /** The `GetPromptRequest` type. */
 export type GetPromptRequest = typeof GetPromptRequest.Type
+const buildGetTaskPayloadRequestParams: () => Schema.Struct<{ taskId: typeof Schema.String }> = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `GetTaskPayloadRequestParams` type. */
-export const GetTaskPayloadRequestParams: Schema.Struct<{ taskId: typeof Schema.String }> = Schema.Struct({ taskId: Schema.String })
+export const GetTaskPayloadRequestParams: Schema.Struct<{ taskId: typeof Schema.String }> = deferred(buildGetTaskPayloadRequestParams)
 /** The `GetTaskPayloadRequestParams` type. */
 export type GetTaskPayloadRequestParams = typeof GetTaskPayloadRequestParams.Type
+const buildGetTaskPayloadRequest: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["tasks/result"]>; params: ReturnType<typeof buildGetTaskPayloadRequestParams> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), method: Schema.Literal("tasks/result"), params: buildGetTaskPayloadRequestParams() }))
 /** The `GetTaskPayloadRequest` type. */
-export const GetTaskPayloadRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["tasks/result"]>; params: typeof GetTaskPayloadRequestParams }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/result"), params: GetTaskPayloadRequestParams })
+export const GetTaskPayloadRequest: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["tasks/result"]>; params: ReturnType<typeof buildGetTaskPayloadRequestParams> }> = deferred(buildGetTaskPayloadRequest)
 /** The `GetTaskPayloadRequest` type. */
 export type GetTaskPayloadRequest = typeof GetTaskPayloadRequest.Type
+const buildGetTaskRequestParams: () => Schema.Struct<{ taskId: typeof Schema.String }> = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `GetTaskRequestParams` type. */
-export const GetTaskRequestParams: Schema.Struct<{ taskId: typeof Schema.String }> = Schema.Struct({ taskId: Schema.String })
+export const GetTaskRequestParams: Schema.Struct<{ taskId: typeof Schema.String }> = deferred(buildGetTaskRequestParams)
 /** The `GetTaskRequestParams` type. */
 export type GetTaskRequestParams = typeof GetTaskRequestParams.Type
+const buildGetTaskRequest: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["tasks/get"]>; params: ReturnType<typeof buildGetTaskRequestParams> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), method: Schema.Literal("tasks/get"), params: buildGetTaskRequestParams() }))
 /** The `GetTaskRequest` type. */
-export const GetTaskRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["tasks/get"]>; params: typeof GetTaskRequestParams }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/get"), params: GetTaskRequestParams })
+export const GetTaskRequest: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["tasks/get"]>; params: ReturnType<typeof buildGetTaskRequestParams> }> = deferred(buildGetTaskRequest)
 /** The `GetTaskRequest` type. */
 export type GetTaskRequest = typeof GetTaskRequest.Type
+const buildInitializeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; capabilities: ReturnType<typeof buildClientCapabilities>; clientInfo: ReturnType<typeof buildImplementation>; protocolVersion: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: shared44(), capabilities: buildClientCapabilities(), clientInfo: buildImplementation(), protocolVersion: Schema.String }))
 /** The `InitializeRequestParams` type. */
-export const InitializeRequestParams: Schema.Struct<{ _meta: typeof shared44; capabilities: typeof ClientCapabilities; clientInfo: typeof Implementation; protocolVersion: typeof Schema.String }> = Schema.Struct({ _meta: shared44, capabilities: ClientCapabilities, clientInfo: Implementation, protocolVersion: Schema.String })
+export const InitializeRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; capabilities: ReturnType<typeof buildClientCapabilities>; clientInfo: ReturnType<typeof buildImplementation>; protocolVersion: typeof Schema.String }> = deferred(buildInitializeRequestParams)
 /** The `InitializeRequestParams` type. */
 export type InitializeRequestParams = typeof InitializeRequestParams.Type
+const buildInitializeRequest: () => Schema.Struct<{ method: Schema.Literal<["initialize"]>; params: ReturnType<typeof buildInitializeRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("initialize"), params: buildInitializeRequestParams(), id: shared36(), jsonrpc: shared38() }))
 /** The `InitializeRequest` type. */
-export const InitializeRequest: Schema.Struct<{ method: Schema.Literal<["initialize"]>; params: typeof InitializeRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("initialize"), params: InitializeRequestParams, id: shared36, jsonrpc: shared38 })
+export const InitializeRequest: Schema.Struct<{ method: Schema.Literal<["initialize"]>; params: ReturnType<typeof buildInitializeRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildInitializeRequest)
 /** The `InitializeRequest` type. */
 export type InitializeRequest = typeof InitializeRequest.Type
+const buildListPromptsRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; cursor: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared44(), cursor: shared6() }))
 /** The `ListPromptsRequestParams` type. */
-export const ListPromptsRequestParams: Schema.Struct<{ _meta: typeof shared44; cursor: typeof shared6 }> = Schema.Struct({ _meta: shared44, cursor: shared6 })
+export const ListPromptsRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; cursor: ReturnType<typeof shared6> }> = deferred(buildListPromptsRequestParams)
 /** The `ListPromptsRequestParams` type. */
 export type ListPromptsRequestParams = typeof ListPromptsRequestParams.Type
+const buildPaginatedRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; cursor: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared8(), cursor: shared6() }))
 /** The `PaginatedRequestParams` type. */
-export const PaginatedRequestParams: Schema.Struct<{ _meta: typeof shared8; cursor: typeof shared6 }> = Schema.Struct({ _meta: shared8, cursor: shared6 })
+export const PaginatedRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared8>; cursor: ReturnType<typeof shared6> }> = deferred(buildPaginatedRequestParams)
 /** The `PaginatedRequestParams` type. */
 export type PaginatedRequestParams = typeof PaginatedRequestParams.Type
+const buildListPromptsRequest: () => Schema.Struct<{ method: Schema.Literal<["prompts/list"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildListPromptsRequestParams>, ReturnType<typeof buildPaginatedRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(Schema.Union(buildListPromptsRequestParams(), buildPaginatedRequestParams()), { exact: true }), id: shared36(), jsonrpc: shared38() }))
 /** The `ListPromptsRequest` type. */
-export const ListPromptsRequest: Schema.Struct<{ method: Schema.Literal<["prompts/list"]>; params: Schema.optionalWith<Schema.Union<[typeof ListPromptsRequestParams, typeof PaginatedRequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("prompts/list"), params: Schema.optionalWith(Schema.Union(ListPromptsRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const ListPromptsRequest: Schema.Struct<{ method: Schema.Literal<["prompts/list"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildListPromptsRequestParams>, ReturnType<typeof buildPaginatedRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildListPromptsRequest)
 /** The `ListPromptsRequest` type. */
 export type ListPromptsRequest = typeof ListPromptsRequest.Type
+const buildListResourceTemplatesRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; cursor: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared44(), cursor: shared6() }))
 /** The `ListResourceTemplatesRequestParams` type. */
-export const ListResourceTemplatesRequestParams: Schema.Struct<{ _meta: typeof shared44; cursor: typeof shared6 }> = Schema.Struct({ _meta: shared44, cursor: shared6 })
+export const ListResourceTemplatesRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; cursor: ReturnType<typeof shared6> }> = deferred(buildListResourceTemplatesRequestParams)
 /** The `ListResourceTemplatesRequestParams` type. */
 export type ListResourceTemplatesRequestParams = typeof ListResourceTemplatesRequestParams.Type
+const buildListResourceTemplatesRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/templates/list"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildListResourceTemplatesRequestParams>, ReturnType<typeof buildPaginatedRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(Schema.Union(buildListResourceTemplatesRequestParams(), buildPaginatedRequestParams()), { exact: true }), id: shared36(), jsonrpc: shared38() }))
 /** The `ListResourceTemplatesRequest` type. */
-export const ListResourceTemplatesRequest: Schema.Struct<{ method: Schema.Literal<["resources/templates/list"]>; params: Schema.optionalWith<Schema.Union<[typeof ListResourceTemplatesRequestParams, typeof PaginatedRequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("resources/templates/list"), params: Schema.optionalWith(Schema.Union(ListResourceTemplatesRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const ListResourceTemplatesRequest: Schema.Struct<{ method: Schema.Literal<["resources/templates/list"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildListResourceTemplatesRequestParams>, ReturnType<typeof buildPaginatedRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildListResourceTemplatesRequest)
 /** The `ListResourceTemplatesRequest` type. */
 export type ListResourceTemplatesRequest = typeof ListResourceTemplatesRequest.Type
+const buildListResourcesRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; cursor: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared44(), cursor: shared6() }))
 /** The `ListResourcesRequestParams` type. */
-export const ListResourcesRequestParams: Schema.Struct<{ _meta: typeof shared44; cursor: typeof shared6 }> = Schema.Struct({ _meta: shared44, cursor: shared6 })
+export const ListResourcesRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; cursor: ReturnType<typeof shared6> }> = deferred(buildListResourcesRequestParams)
 /** The `ListResourcesRequestParams` type. */
 export type ListResourcesRequestParams = typeof ListResourcesRequestParams.Type
+const buildListResourcesRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/list"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildListResourcesRequestParams>, ReturnType<typeof buildPaginatedRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(Schema.Union(buildListResourcesRequestParams(), buildPaginatedRequestParams()), { exact: true }), id: shared36(), jsonrpc: shared38() }))
 /** The `ListResourcesRequest` type. */
-export const ListResourcesRequest: Schema.Struct<{ method: Schema.Literal<["resources/list"]>; params: Schema.optionalWith<Schema.Union<[typeof ListResourcesRequestParams, typeof PaginatedRequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("resources/list"), params: Schema.optionalWith(Schema.Union(ListResourcesRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const ListResourcesRequest: Schema.Struct<{ method: Schema.Literal<["resources/list"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildListResourcesRequestParams>, ReturnType<typeof buildPaginatedRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildListResourcesRequest)
 /** The `ListResourcesRequest` type. */
 export type ListResourcesRequest = typeof ListResourcesRequest.Type
+const buildListTasksRequest: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["tasks/list"]>; params: Schema.optionalWith<ReturnType<typeof buildPaginatedRequestParams>, { exact: true }> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), method: Schema.Literal("tasks/list"), params: Schema.optionalWith(buildPaginatedRequestParams(), { exact: true }) }))
 /** The `ListTasksRequest` type. */
-export const ListTasksRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["tasks/list"]>; params: Schema.optionalWith<typeof PaginatedRequestParams, { exact: true }> }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("tasks/list"), params: Schema.optionalWith(PaginatedRequestParams, { exact: true }) })
+export const ListTasksRequest: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["tasks/list"]>; params: Schema.optionalWith<ReturnType<typeof buildPaginatedRequestParams>, { exact: true }> }> = deferred(buildListTasksRequest)
 /** The `ListTasksRequest` type. */
 export type ListTasksRequest = typeof ListTasksRequest.Type
+const buildListToolsRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; cursor: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared44(), cursor: shared6() }))
 /** The `ListToolsRequestParams` type. */
-export const ListToolsRequestParams: Schema.Struct<{ _meta: typeof shared44; cursor: typeof shared6 }> = Schema.Struct({ _meta: shared44, cursor: shared6 })
+export const ListToolsRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; cursor: ReturnType<typeof shared6> }> = deferred(buildListToolsRequestParams)
 /** The `ListToolsRequestParams` type. */
 export type ListToolsRequestParams = typeof ListToolsRequestParams.Type
+const buildListToolsRequest: () => Schema.Struct<{ method: Schema.Literal<["tools/list"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildListToolsRequestParams>, ReturnType<typeof buildPaginatedRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(Schema.Union(buildListToolsRequestParams(), buildPaginatedRequestParams()), { exact: true }), id: shared36(), jsonrpc: shared38() }))
 /** The `ListToolsRequest` type. */
-export const ListToolsRequest: Schema.Struct<{ method: Schema.Literal<["tools/list"]>; params: Schema.optionalWith<Schema.Union<[typeof ListToolsRequestParams, typeof PaginatedRequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("tools/list"), params: Schema.optionalWith(Schema.Union(ListToolsRequestParams, PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const ListToolsRequest: Schema.Struct<{ method: Schema.Literal<["tools/list"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildListToolsRequestParams>, ReturnType<typeof buildPaginatedRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildListToolsRequest)
 /** The `ListToolsRequest` type. */
 export type ListToolsRequest = typeof ListToolsRequest.Type
+const buildPingRequestParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared44> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared44() }, Formats.AnyJsonRecord))
 /** The `PingRequestParams` type. */
-export const PingRequestParams: Schema.TypeLiteral<{ _meta: typeof shared44 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared44 }, Formats.AnyJsonRecord)
+export const PingRequestParams: Schema.TypeLiteral<{ _meta: ReturnType<typeof shared44> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildPingRequestParams)
 /** The `PingRequestParams` type. */
 export type PingRequestParams = typeof PingRequestParams.Type
+const buildPingRequest: () => Schema.Struct<{ method: Schema.Literal<["ping"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildPingRequestParams>, ReturnType<typeof buildRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(Schema.Union(buildPingRequestParams(), buildRequestParams()), { exact: true }), id: shared36(), jsonrpc: shared38() }))
 /** The `PingRequest` type. */
-export const PingRequest: Schema.Struct<{ method: Schema.Literal<["ping"]>; params: Schema.optionalWith<Schema.Union<[typeof PingRequestParams, typeof RequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("ping"), params: Schema.optionalWith(Schema.Union(PingRequestParams, RequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const PingRequest: Schema.Struct<{ method: Schema.Literal<["ping"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildPingRequestParams>, ReturnType<typeof buildRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildPingRequest)
 /** The `PingRequest` type. */
 export type PingRequest = typeof PingRequest.Type
+const buildReadResourceRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; uri: Schema.SchemaClass<string>; inputResponses: ReturnType<typeof shared35>; requestState: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared8(), uri: Formats.Uri, inputResponses: shared35(), requestState: shared6() }))
 /** The `ReadResourceRequestParams` type. */
-export const ReadResourceRequestParams: Schema.Struct<{ _meta: typeof shared8; uri: Schema.SchemaClass<string>; inputResponses: typeof shared35; requestState: typeof shared6 }> = Schema.Struct({ _meta: shared8, uri: Formats.Uri, inputResponses: shared35, requestState: shared6 })
+export const ReadResourceRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared8>; uri: Schema.SchemaClass<string>; inputResponses: ReturnType<typeof shared35>; requestState: ReturnType<typeof shared6> }> = deferred(buildReadResourceRequestParams)
 /** The `ReadResourceRequestParams` type. */
 export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
+const buildReadResourceRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/read"]>; params: ReturnType<typeof buildReadResourceRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/read"), params: buildReadResourceRequestParams(), id: shared36(), jsonrpc: shared38() }))
 /** The `ReadResourceRequest` type. */
-export const ReadResourceRequest: Schema.Struct<{ method: Schema.Literal<["resources/read"]>; params: typeof ReadResourceRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("resources/read"), params: ReadResourceRequestParams, id: shared36, jsonrpc: shared38 })
+export const ReadResourceRequest: Schema.Struct<{ method: Schema.Literal<["resources/read"]>; params: ReturnType<typeof buildReadResourceRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildReadResourceRequest)
 /** The `ReadResourceRequest` type. */
 export type ReadResourceRequest = typeof ReadResourceRequest.Type
+const buildSetLevelRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; level: ReturnType<typeof buildLoggingLevel> }> = lazily(() => Schema.Struct({ _meta: shared44(), level: buildLoggingLevel() }))
 /** The `SetLevelRequestParams` type. */
-export const SetLevelRequestParams: Schema.Struct<{ _meta: typeof shared44; level: typeof LoggingLevel }> = Schema.Struct({ _meta: shared44, level: LoggingLevel })
+export const SetLevelRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; level: ReturnType<typeof buildLoggingLevel> }> = deferred(buildSetLevelRequestParams)
 /** The `SetLevelRequestParams` type. */
 export type SetLevelRequestParams = typeof SetLevelRequestParams.Type
+const buildSetLevelRequest: () => Schema.Struct<{ method: Schema.Literal<["logging/setLevel"]>; params: ReturnType<typeof buildSetLevelRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: buildSetLevelRequestParams(), id: shared36(), jsonrpc: shared38() }))
 /** The `SetLevelRequest` type. */
-export const SetLevelRequest: Schema.Struct<{ method: Schema.Literal<["logging/setLevel"]>; params: typeof SetLevelRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("logging/setLevel"), params: SetLevelRequestParams, id: shared36, jsonrpc: shared38 })
+export const SetLevelRequest: Schema.Struct<{ method: Schema.Literal<["logging/setLevel"]>; params: ReturnType<typeof buildSetLevelRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildSetLevelRequest)
 /** The `SetLevelRequest` type. */
 export type SetLevelRequest = typeof SetLevelRequest.Type
+const buildSubscribeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared44(), uri: Formats.Uri }))
 /** The `SubscribeRequestParams` type. */
-export const SubscribeRequestParams: Schema.Struct<{ _meta: typeof shared44; uri: Schema.SchemaClass<string> }> = Schema.Struct({ _meta: shared44, uri: Formats.Uri })
+export const SubscribeRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; uri: Schema.SchemaClass<string> }> = deferred(buildSubscribeRequestParams)
 /** The `SubscribeRequestParams` type. */
 export type SubscribeRequestParams = typeof SubscribeRequestParams.Type
+const buildSubscribeRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/subscribe"]>; params: ReturnType<typeof buildSubscribeRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: buildSubscribeRequestParams(), id: shared36(), jsonrpc: shared38() }))
 /** The `SubscribeRequest` type. */
-export const SubscribeRequest: Schema.Struct<{ method: Schema.Literal<["resources/subscribe"]>; params: typeof SubscribeRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("resources/subscribe"), params: SubscribeRequestParams, id: shared36, jsonrpc: shared38 })
+export const SubscribeRequest: Schema.Struct<{ method: Schema.Literal<["resources/subscribe"]>; params: ReturnType<typeof buildSubscribeRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildSubscribeRequest)
 /** The `SubscribeRequest` type. */
 export type SubscribeRequest = typeof SubscribeRequest.Type
+const buildSubscriptionFilter: () => Schema.Struct<{ promptsListChanged: ReturnType<typeof shared9>; resourceSubscriptions: ReturnType<typeof shared11>; resourcesListChanged: ReturnType<typeof shared9>; toolsListChanged: ReturnType<typeof shared9> }> = lazily(() => Schema.Struct({ promptsListChanged: shared9(), resourceSubscriptions: shared11(), resourcesListChanged: shared9(), toolsListChanged: shared9() }))
 /** The `SubscriptionFilter` type. */
-export const SubscriptionFilter: Schema.Struct<{ promptsListChanged: typeof shared9; resourceSubscriptions: typeof shared11; resourcesListChanged: typeof shared9; toolsListChanged: typeof shared9 }> = Schema.Struct({ promptsListChanged: shared9, resourceSubscriptions: shared11, resourcesListChanged: shared9, toolsListChanged: shared9 })
+export const SubscriptionFilter: Schema.Struct<{ promptsListChanged: ReturnType<typeof shared9>; resourceSubscriptions: ReturnType<typeof shared11>; resourcesListChanged: ReturnType<typeof shared9>; toolsListChanged: ReturnType<typeof shared9> }> = deferred(buildSubscriptionFilter)
 /** The `SubscriptionFilter` type. */
 export type SubscriptionFilter = typeof SubscriptionFilter.Type
+const buildSubscriptionsListenRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof buildRequestMetaObject>; notifications: ReturnType<typeof buildSubscriptionFilter> }> = lazily(() => Schema.Struct({ _meta: buildRequestMetaObject(), notifications: buildSubscriptionFilter() }))
 /** The `SubscriptionsListenRequestParams` type. */
-export const SubscriptionsListenRequestParams: Schema.Struct<{ _meta: typeof RequestMetaObject; notifications: typeof SubscriptionFilter }> = Schema.Struct({ _meta: RequestMetaObject, notifications: SubscriptionFilter })
+export const SubscriptionsListenRequestParams: Schema.Struct<{ _meta: ReturnType<typeof buildRequestMetaObject>; notifications: ReturnType<typeof buildSubscriptionFilter> }> = deferred(buildSubscriptionsListenRequestParams)
 /** The `SubscriptionsListenRequestParams` type. */
 export type SubscriptionsListenRequestParams = typeof SubscriptionsListenRequestParams.Type
+const buildSubscriptionsListenRequest: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["subscriptions/listen"]>; params: ReturnType<typeof buildSubscriptionsListenRequestParams> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), method: Schema.Literal("subscriptions/listen"), params: buildSubscriptionsListenRequestParams() }))
 /** The `SubscriptionsListenRequest` type. */
-export const SubscriptionsListenRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: Schema.Literal<["subscriptions/listen"]>; params: typeof SubscriptionsListenRequestParams }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.Literal("subscriptions/listen"), params: SubscriptionsListenRequestParams })
+export const SubscriptionsListenRequest: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["subscriptions/listen"]>; params: ReturnType<typeof buildSubscriptionsListenRequestParams> }> = deferred(buildSubscriptionsListenRequest)
 /** The `SubscriptionsListenRequest` type. */
 export type SubscriptionsListenRequest = typeof SubscriptionsListenRequest.Type
+const buildUnsubscribeRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared44(), uri: Formats.Uri }))
 /** The `UnsubscribeRequestParams` type. */
-export const UnsubscribeRequestParams: Schema.Struct<{ _meta: typeof shared44; uri: Schema.SchemaClass<string> }> = Schema.Struct({ _meta: shared44, uri: Formats.Uri })
+export const UnsubscribeRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; uri: Schema.SchemaClass<string> }> = deferred(buildUnsubscribeRequestParams)
 /** The `UnsubscribeRequestParams` type. */
 export type UnsubscribeRequestParams = typeof UnsubscribeRequestParams.Type
+const buildUnsubscribeRequest: () => Schema.Struct<{ method: Schema.Literal<["resources/unsubscribe"]>; params: ReturnType<typeof buildUnsubscribeRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: buildUnsubscribeRequestParams(), id: shared36(), jsonrpc: shared38() }))
 /** The `UnsubscribeRequest` type. */
-export const UnsubscribeRequest: Schema.Struct<{ method: Schema.Literal<["resources/unsubscribe"]>; params: typeof UnsubscribeRequestParams; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("resources/unsubscribe"), params: UnsubscribeRequestParams, id: shared36, jsonrpc: shared38 })
+export const UnsubscribeRequest: Schema.Struct<{ method: Schema.Literal<["resources/unsubscribe"]>; params: ReturnType<typeof buildUnsubscribeRequestParams>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildUnsubscribeRequest)
 /** The `UnsubscribeRequest` type. */
 export type UnsubscribeRequest = typeof UnsubscribeRequest.Type
+const buildClientRequest: () => Schema.Union<[ReturnType<typeof buildGetTaskRequest>, ReturnType<typeof buildGetTaskPayloadRequest>, ReturnType<typeof buildCancelTaskRequest>, ReturnType<typeof buildDiscoverRequest>, ReturnType<typeof buildSubscriptionsListenRequest>, ReturnType<typeof buildListTasksRequest>, ReturnType<typeof buildInitializeRequest>, ReturnType<typeof buildReadResourceRequest>, ReturnType<typeof buildSubscribeRequest>, ReturnType<typeof buildUnsubscribeRequest>, ReturnType<typeof buildGetPromptRequest>, ReturnType<typeof buildCallToolRequest>, ReturnType<typeof buildSetLevelRequest>, ReturnType<typeof buildCompleteRequest>, ReturnType<typeof buildPingRequest>, ReturnType<typeof buildListResourcesRequest>, ReturnType<typeof buildListResourceTemplatesRequest>, ReturnType<typeof buildListPromptsRequest>, ReturnType<typeof buildListToolsRequest>]> = lazily(() => Schema.Union(buildGetTaskRequest(), buildGetTaskPayloadRequest(), buildCancelTaskRequest(), buildDiscoverRequest(), buildSubscriptionsListenRequest(), buildListTasksRequest(), buildInitializeRequest(), buildReadResourceRequest(), buildSubscribeRequest(), buildUnsubscribeRequest(), buildGetPromptRequest(), buildCallToolRequest(), buildSetLevelRequest(), buildCompleteRequest(), buildPingRequest(), buildListResourcesRequest(), buildListResourceTemplatesRequest(), buildListPromptsRequest(), buildListToolsRequest()))
 /** The `ClientRequest` type. */
-export const ClientRequest: Schema.Union<[typeof GetTaskRequest, typeof GetTaskPayloadRequest, typeof CancelTaskRequest, typeof DiscoverRequest, typeof SubscriptionsListenRequest, typeof ListTasksRequest, typeof InitializeRequest, typeof ReadResourceRequest, typeof SubscribeRequest, typeof UnsubscribeRequest, typeof GetPromptRequest, typeof CallToolRequest, typeof SetLevelRequest, typeof CompleteRequest, typeof PingRequest, typeof ListResourcesRequest, typeof ListResourceTemplatesRequest, typeof ListPromptsRequest, typeof ListToolsRequest]> = Schema.Union(GetTaskRequest, GetTaskPayloadRequest, CancelTaskRequest, DiscoverRequest, SubscriptionsListenRequest, ListTasksRequest, InitializeRequest, ReadResourceRequest, SubscribeRequest, UnsubscribeRequest, GetPromptRequest, CallToolRequest, SetLevelRequest, CompleteRequest, PingRequest, ListResourcesRequest, ListResourceTemplatesRequest, ListPromptsRequest, ListToolsRequest)
+export const ClientRequest: Schema.Union<[ReturnType<typeof buildGetTaskRequest>, ReturnType<typeof buildGetTaskPayloadRequest>, ReturnType<typeof buildCancelTaskRequest>, ReturnType<typeof buildDiscoverRequest>, ReturnType<typeof buildSubscriptionsListenRequest>, ReturnType<typeof buildListTasksRequest>, ReturnType<typeof buildInitializeRequest>, ReturnType<typeof buildReadResourceRequest>, ReturnType<typeof buildSubscribeRequest>, ReturnType<typeof buildUnsubscribeRequest>, ReturnType<typeof buildGetPromptRequest>, ReturnType<typeof buildCallToolRequest>, ReturnType<typeof buildSetLevelRequest>, ReturnType<typeof buildCompleteRequest>, ReturnType<typeof buildPingRequest>, ReturnType<typeof buildListResourcesRequest>, ReturnType<typeof buildListResourceTemplatesRequest>, ReturnType<typeof buildListPromptsRequest>, ReturnType<typeof buildListToolsRequest>]> = deferred(buildClientRequest)
 /** The `ClientRequest` type. */
 export type ClientRequest = typeof ClientRequest.Type
+const buildGetTaskPayloadResult: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `GetTaskPayloadResult` type. */
-export const GetTaskPayloadResult: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const GetTaskPayloadResult: Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildGetTaskPayloadResult)
 /** The `GetTaskPayloadResult` type. */
 export type GetTaskPayloadResult = typeof GetTaskPayloadResult.Type
+const buildGetTaskResult: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8>; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared21>; status: ReturnType<typeof buildTaskStatus>; statusMessage: ReturnType<typeof shared6>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared53> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8(), createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21(), status: buildTaskStatus(), statusMessage: shared6(), taskId: Schema.String, ttl: shared53() }, Formats.AnyJsonRecord))
 /** The `GetTaskResult` type. */
-export const GetTaskResult: Schema.TypeLiteral<{ _meta: typeof shared8; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: typeof shared21; status: typeof TaskStatus; statusMessage: typeof shared6; taskId: typeof Schema.String; ttl: typeof shared53 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8, createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 }, Formats.AnyJsonRecord)
+export const GetTaskResult: Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8>; createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared21>; status: ReturnType<typeof buildTaskStatus>; statusMessage: ReturnType<typeof shared6>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared53> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildGetTaskResult)
 /** The `GetTaskResult` type. */
 export type GetTaskResult = typeof GetTaskResult.Type
+const buildTask: () => Schema.Struct<{ createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared21>; status: ReturnType<typeof buildTaskStatus>; statusMessage: ReturnType<typeof shared6>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared53> }> = lazily(() => Schema.Struct({ createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21(), status: buildTaskStatus(), statusMessage: shared6(), taskId: Schema.String, ttl: shared53() }))
 /** The `Task` type. */
-export const Task: Schema.Struct<{ createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: typeof shared21; status: typeof TaskStatus; statusMessage: typeof shared6; taskId: typeof Schema.String; ttl: typeof shared53 }> = Schema.Struct({ createdAt: Schema.String, lastUpdatedAt: Schema.String, pollInterval: shared21, status: TaskStatus, statusMessage: shared6, taskId: Schema.String, ttl: shared53 })
+export const Task: Schema.Struct<{ createdAt: typeof Schema.String; lastUpdatedAt: typeof Schema.String; pollInterval: ReturnType<typeof shared21>; status: ReturnType<typeof buildTaskStatus>; statusMessage: ReturnType<typeof shared6>; taskId: typeof Schema.String; ttl: ReturnType<typeof shared53> }> = deferred(buildTask)
 /** The `Task` type. */
 export type Task = typeof Task.Type
+const buildListTasksResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; tasks: Schema.Array$<ReturnType<typeof buildTask>> }> = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared6(), tasks: Schema.Array(buildTask()) }))
 /** The `ListTasksResult` type. */
-export const ListTasksResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; tasks: Schema.Array$<typeof Task> }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, tasks: Schema.Array(Task) })
+export const ListTasksResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; tasks: Schema.Array$<ReturnType<typeof buildTask>> }> = deferred(buildListTasksResult)
 /** The `ListTasksResult` type. */
 export type ListTasksResult = typeof ListTasksResult.Type
+const buildResult: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8>; resultType: ReturnType<typeof shared6> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8(), resultType: shared6() }, Formats.AnyJsonRecord))
 /** The `Result` type. */
-export const Result: Schema.TypeLiteral<{ _meta: typeof shared8; resultType: typeof shared6 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8, resultType: shared6 }, Formats.AnyJsonRecord)
+export const Result: Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8>; resultType: ReturnType<typeof shared6> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildResult)
 /** The `Result` type. */
 export type Result = typeof Result.Type
+const buildClientResult: () => Schema.Union<[ReturnType<typeof buildGetTaskResult>, ReturnType<typeof buildCancelTaskResult>, ReturnType<typeof buildCreateMessageResult>, ReturnType<typeof buildListRootsResult>, ReturnType<typeof buildElicitResult>, ReturnType<typeof buildListTasksResult>, ReturnType<typeof buildResult>, ReturnType<typeof buildGetTaskPayloadResult>]> = lazily(() => Schema.Union(buildGetTaskResult(), buildCancelTaskResult(), buildCreateMessageResult(), buildListRootsResult(), buildElicitResult(), buildListTasksResult(), buildResult(), buildGetTaskPayloadResult()))
 /** The `ClientResult` type. */
-export const ClientResult: Schema.Union<[typeof GetTaskResult, typeof CancelTaskResult, typeof CreateMessageResult, typeof ListRootsResult, typeof ElicitResult, typeof ListTasksResult, typeof Result, typeof GetTaskPayloadResult]> = Schema.Union(GetTaskResult, CancelTaskResult, CreateMessageResult, ListRootsResult, ElicitResult, ListTasksResult, Result, GetTaskPayloadResult)
+export const ClientResult: Schema.Union<[ReturnType<typeof buildGetTaskResult>, ReturnType<typeof buildCancelTaskResult>, ReturnType<typeof buildCreateMessageResult>, ReturnType<typeof buildListRootsResult>, ReturnType<typeof buildElicitResult>, ReturnType<typeof buildListTasksResult>, ReturnType<typeof buildResult>, ReturnType<typeof buildGetTaskPayloadResult>]> = deferred(buildClientResult)
 /** The `ClientResult` type. */
 export type ClientResult = typeof ClientResult.Type
+const buildCompleteResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; completion: Schema.Struct<{ hasMore: ReturnType<typeof shared9>; total: ReturnType<typeof shared21>; values: ReturnType<typeof shared10> }>; resultType: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared8(), completion: Schema.Struct({ hasMore: shared9(), total: shared21(), values: shared10() }), resultType: shared6() }))
 /** The `CompleteResult` type. */
-export const CompleteResult: Schema.Struct<{ _meta: typeof shared8; completion: Schema.Struct<{ hasMore: typeof shared9; total: typeof shared21; values: typeof shared10 }>; resultType: typeof shared6 }> = Schema.Struct({ _meta: shared8, completion: Schema.Struct({ hasMore: shared9, total: shared21, values: shared10 }), resultType: shared6 })
+export const CompleteResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; completion: Schema.Struct<{ hasMore: ReturnType<typeof shared9>; total: ReturnType<typeof shared21>; values: ReturnType<typeof shared10> }>; resultType: ReturnType<typeof shared6> }> = deferred(buildCompleteResult)
 /** The `CompleteResult` type. */
 export type CompleteResult = typeof CompleteResult.Type
+const buildCompleteResultResponse: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildCompleteResult> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: buildCompleteResult() }))
 /** The `CompleteResultResponse` type. */
-export const CompleteResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof CompleteResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: CompleteResult })
+export const CompleteResultResponse: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildCompleteResult> }> = deferred(buildCompleteResultResponse)
 /** The `CompleteResultResponse` type. */
 export type CompleteResultResponse = typeof CompleteResultResponse.Type
+const buildCreateTaskResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; task: ReturnType<typeof buildTask> }> = lazily(() => Schema.Struct({ _meta: shared8(), task: buildTask() }))
 /** The `CreateTaskResult` type. */
-export const CreateTaskResult: Schema.Struct<{ _meta: typeof shared8; task: typeof Task }> = Schema.Struct({ _meta: shared8, task: Task })
+export const CreateTaskResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; task: ReturnType<typeof buildTask> }> = deferred(buildCreateTaskResult)
 /** The `CreateTaskResult` type. */
 export type CreateTaskResult = typeof CreateTaskResult.Type
+const buildCursor: () => typeof Schema.String = lazily(() => Schema.String)
 /** The `Cursor` type. */
-export const Cursor: typeof Schema.String = Schema.String
+export const Cursor: typeof Schema.String = deferred(buildCursor)
 /** The `Cursor` type. */
 export type Cursor = typeof Cursor.Type
+const buildServerCapabilities: () => Schema.Struct<{ experimental: ReturnType<typeof shared27>; logging: ReturnType<typeof shared30>; prompts: ReturnType<typeof shared29>; resources: Schema.optionalWith<Schema.Struct<{ listChanged: ReturnType<typeof shared9>; subscribe: ReturnType<typeof shared9> }>, { exact: true }>; tools: ReturnType<typeof shared29>; completions: ReturnType<typeof shared30>; tasks: Schema.optionalWith<Schema.Struct<{ cancel: ReturnType<typeof shared8>; list: ReturnType<typeof shared8>; requests: Schema.optionalWith<Schema.Struct<{ tools: Schema.optionalWith<Schema.Struct<{ call: ReturnType<typeof shared8> }>, { exact: true }> }>, { exact: true }> }>, { exact: true }>; extensions: ReturnType<typeof shared32> }> = lazily(() => Schema.Struct({ experimental: shared27(), logging: shared30(), prompts: shared29(), resources: Schema.optionalWith(Schema.Struct({ listChanged: shared9(), subscribe: shared9() }), { exact: true }), tools: shared29(), completions: shared30(), tasks: Schema.optionalWith(Schema.Struct({ cancel: shared8(), list: shared8(), requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: shared8() }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: shared32() }))
 /** The `ServerCapabilities` type. */
-export const ServerCapabilities: Schema.Struct<{ experimental: typeof shared27; logging: typeof shared30; prompts: typeof shared29; resources: Schema.optionalWith<Schema.Struct<{ listChanged: typeof shared9; subscribe: typeof shared9 }>, { exact: true }>; tools: typeof shared29; completions: typeof shared30; tasks: Schema.optionalWith<Schema.Struct<{ cancel: typeof shared8; list: typeof shared8; requests: Schema.optionalWith<Schema.Struct<{ tools: Schema.optionalWith<Schema.Struct<{ call: typeof shared8 }>, { exact: true }> }>, { exact: true }> }>, { exact: true }>; extensions: typeof shared32 }> = Schema.Struct({ experimental: shared27, logging: shared30, prompts: shared29, resources: Schema.optionalWith(Schema.Struct({ listChanged: shared9, subscribe: shared9 }), { exact: true }), tools: shared29, completions: shared30, tasks: Schema.optionalWith(Schema.Struct({ cancel: shared8, list: shared8, requests: Schema.optionalWith(Schema.Struct({ tools: Schema.optionalWith(Schema.Struct({ call: shared8 }), { exact: true }) }), { exact: true }) }), { exact: true }), extensions: shared32 })
+export const ServerCapabilities: Schema.Struct<{ experimental: ReturnType<typeof shared27>; logging: ReturnType<typeof shared30>; prompts: ReturnType<typeof shared29>; resources: Schema.optionalWith<Schema.Struct<{ listChanged: ReturnType<typeof shared9>; subscribe: ReturnType<typeof shared9> }>, { exact: true }>; tools: ReturnType<typeof shared29>; completions: ReturnType<typeof shared30>; tasks: Schema.optionalWith<Schema.Struct<{ cancel: ReturnType<typeof shared8>; list: ReturnType<typeof shared8>; requests: Schema.optionalWith<Schema.Struct<{ tools: Schema.optionalWith<Schema.Struct<{ call: ReturnType<typeof shared8> }>, { exact: true }> }>, { exact: true }> }>, { exact: true }>; extensions: ReturnType<typeof shared32> }> = deferred(buildServerCapabilities)
 /** The `ServerCapabilities` type. */
 export type ServerCapabilities = typeof ServerCapabilities.Type
+const buildDiscoverResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared15>; cacheScope: ReturnType<typeof shared16>; capabilities: ReturnType<typeof buildServerCapabilities>; instructions: ReturnType<typeof shared6>; resultType: typeof Schema.String; supportedVersions: ReturnType<typeof shared10>; ttlMs: ReturnType<typeof shared17> }> = lazily(() => Schema.Struct({ _meta: shared15(), cacheScope: shared16(), capabilities: buildServerCapabilities(), instructions: shared6(), resultType: Schema.String, supportedVersions: shared10(), ttlMs: shared17() }))
 /** The `DiscoverResult` type. */
-export const DiscoverResult: Schema.Struct<{ _meta: typeof shared15; cacheScope: typeof shared16; capabilities: typeof ServerCapabilities; instructions: typeof shared6; resultType: typeof Schema.String; supportedVersions: typeof shared10; ttlMs: typeof shared17 }> = Schema.Struct({ _meta: shared15, cacheScope: shared16, capabilities: ServerCapabilities, instructions: shared6, resultType: Schema.String, supportedVersions: shared10, ttlMs: shared17 })
+export const DiscoverResult: Schema.Struct<{ _meta: ReturnType<typeof shared15>; cacheScope: ReturnType<typeof shared16>; capabilities: ReturnType<typeof buildServerCapabilities>; instructions: ReturnType<typeof shared6>; resultType: typeof Schema.String; supportedVersions: ReturnType<typeof shared10>; ttlMs: ReturnType<typeof shared17> }> = deferred(buildDiscoverResult)
 /** The `DiscoverResult` type. */
 export type DiscoverResult = typeof DiscoverResult.Type
+const buildDiscoverResultResponse: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildDiscoverResult> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: buildDiscoverResult() }))
 /** The `DiscoverResultResponse` type. */
-export const DiscoverResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof DiscoverResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: DiscoverResult })
+export const DiscoverResultResponse: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildDiscoverResult> }> = deferred(buildDiscoverResultResponse)
 /** The `DiscoverResultResponse` type. */
 export type DiscoverResultResponse = typeof DiscoverResultResponse.Type
+const buildElicitationCompleteNotificationParams: () => Schema.Struct<{ elicitationId: typeof Schema.String }> = lazily(() => Schema.Struct({ elicitationId: Schema.String }))
 /** The `ElicitationCompleteNotificationParams` type. */
-export const ElicitationCompleteNotificationParams: Schema.Struct<{ elicitationId: typeof Schema.String }> = Schema.Struct({ elicitationId: Schema.String })
+export const ElicitationCompleteNotificationParams: Schema.Struct<{ elicitationId: typeof Schema.String }> = deferred(buildElicitationCompleteNotificationParams)
 /** The `ElicitationCompleteNotificationParams` type. */
 export type ElicitationCompleteNotificationParams = typeof ElicitationCompleteNotificationParams.Type
+const buildElicitationCompleteNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["notifications/elicitation/complete"]>; params: ReturnType<typeof buildElicitationCompleteNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared37(), method: Schema.Literal("notifications/elicitation/complete"), params: buildElicitationCompleteNotificationParams() }))
 /** The `ElicitationCompleteNotification` type. */
-export const ElicitationCompleteNotification: Schema.Struct<{ jsonrpc: typeof shared37; method: Schema.Literal<["notifications/elicitation/complete"]>; params: typeof ElicitationCompleteNotificationParams }> = Schema.Struct({ jsonrpc: shared37, method: Schema.Literal("notifications/elicitation/complete"), params: ElicitationCompleteNotificationParams })
+export const ElicitationCompleteNotification: Schema.Struct<{ jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["notifications/elicitation/complete"]>; params: ReturnType<typeof buildElicitationCompleteNotificationParams> }> = deferred(buildElicitationCompleteNotification)
 /** The `ElicitationCompleteNotification` type. */
 export type ElicitationCompleteNotification = typeof ElicitationCompleteNotification.Type
+const buildEmptyResult: () => ReturnType<typeof buildResult> = lazily(() => buildResult())
 /** The `EmptyResult` type. */
-export const EmptyResult: typeof Result = Result
+export const EmptyResult: ReturnType<typeof buildResult> = deferred(buildEmptyResult)
 /** The `EmptyResult` type. */
 export type EmptyResult = typeof EmptyResult.Type
+const buildError: () => Schema.Struct<{ code: typeof Schema.Int; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Int, data: shared22(), message: Schema.String }))
 /** The `Error` type. */
-export const Error: Schema.Struct<{ code: typeof Schema.Int; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Int, data: shared22, message: Schema.String })
+export const Error: Schema.Struct<{ code: typeof Schema.Int; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = deferred(buildError)
 /** The `Error` type. */
 export type Error = typeof Error.Type
+const buildPromptMessage: () => Schema.Struct<{ content: ReturnType<typeof shared39>; role: ReturnType<typeof buildRole> }> = lazily(() => Schema.Struct({ content: shared39(), role: buildRole() }))
 /** The `PromptMessage` type. */
-export const PromptMessage: Schema.Struct<{ content: typeof shared39; role: typeof Role }> = Schema.Struct({ content: shared39, role: Role })
+export const PromptMessage: Schema.Struct<{ content: ReturnType<typeof shared39>; role: ReturnType<typeof buildRole> }> = deferred(buildPromptMessage)
 /** The `PromptMessage` type. */
 export type PromptMessage = typeof PromptMessage.Type
+const buildGetPromptResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; description: ReturnType<typeof shared6>; messages: Schema.Array$<ReturnType<typeof buildPromptMessage>>; resultType: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared8(), description: shared6(), messages: Schema.Array(buildPromptMessage()), resultType: shared6() }))
 /** The `GetPromptResult` type. */
-export const GetPromptResult: Schema.Struct<{ _meta: typeof shared8; description: typeof shared6; messages: Schema.Array$<typeof PromptMessage>; resultType: typeof shared6 }> = Schema.Struct({ _meta: shared8, description: shared6, messages: Schema.Array(PromptMessage), resultType: shared6 })
+export const GetPromptResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; description: ReturnType<typeof shared6>; messages: Schema.Array$<ReturnType<typeof buildPromptMessage>>; resultType: ReturnType<typeof shared6> }> = deferred(buildGetPromptResult)
 /** The `GetPromptResult` type. */
 export type GetPromptResult = typeof GetPromptResult.Type
+const buildGetPromptResultResponse: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: Schema.Union<[ReturnType<typeof buildInputRequiredResult>, ReturnType<typeof buildGetPromptResult>]> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: Schema.Union(buildInputRequiredResult(), buildGetPromptResult()) }))
 /** The `GetPromptResultResponse` type. */
-export const GetPromptResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: Schema.Union<[typeof InputRequiredResult, typeof GetPromptResult]> }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Schema.Union(InputRequiredResult, GetPromptResult) })
+export const GetPromptResultResponse: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: Schema.Union<[ReturnType<typeof buildInputRequiredResult>, ReturnType<typeof buildGetPromptResult>]> }> = deferred(buildGetPromptResultResponse)
 /** The `GetPromptResultResponse` type. */
 export type GetPromptResultResponse = typeof GetPromptResultResponse.Type
+const buildHeaderMismatchError: () => Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32020]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared37> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32020), data: shared22(), message: Schema.String }), id: shared36(), jsonrpc: shared37() }))
 /** The `HeaderMismatchError` type. */
-export const HeaderMismatchError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32020]>; data: typeof shared22; message: typeof Schema.String }>; id: typeof shared36; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32020), data: shared22, message: Schema.String }), id: shared36, jsonrpc: shared37 })
+export const HeaderMismatchError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32020]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared37> }> = deferred(buildHeaderMismatchError)
 /** The `HeaderMismatchError` type. */
 export type HeaderMismatchError = typeof HeaderMismatchError.Type
+const buildIcons: () => Schema.Struct<{ icons: ReturnType<typeof shared13> }> = lazily(() => Schema.Struct({ icons: shared13() }))
 /** The `Icons` type. */
-export const Icons: Schema.Struct<{ icons: typeof shared13 }> = Schema.Struct({ icons: shared13 })
+export const Icons: Schema.Struct<{ icons: ReturnType<typeof shared13> }> = deferred(buildIcons)
 /** The `Icons` type. */
 export type Icons = typeof Icons.Type
+const buildInitializeResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; capabilities: ReturnType<typeof buildServerCapabilities>; instructions: ReturnType<typeof shared6>; protocolVersion: typeof Schema.String; serverInfo: ReturnType<typeof buildImplementation> }> = lazily(() => Schema.Struct({ _meta: shared8(), capabilities: buildServerCapabilities(), instructions: shared6(), protocolVersion: Schema.String, serverInfo: buildImplementation() }))
 /** The `InitializeResult` type. */
-export const InitializeResult: Schema.Struct<{ _meta: typeof shared8; capabilities: typeof ServerCapabilities; instructions: typeof shared6; protocolVersion: typeof Schema.String; serverInfo: typeof Implementation }> = Schema.Struct({ _meta: shared8, capabilities: ServerCapabilities, instructions: shared6, protocolVersion: Schema.String, serverInfo: Implementation })
+export const InitializeResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; capabilities: ReturnType<typeof buildServerCapabilities>; instructions: ReturnType<typeof shared6>; protocolVersion: typeof Schema.String; serverInfo: ReturnType<typeof buildImplementation> }> = deferred(buildInitializeResult)
 /** The `InitializeResult` type. */
 export type InitializeResult = typeof InitializeResult.Type
+const buildInputResponseRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof buildRequestMetaObject>; inputResponses: ReturnType<typeof shared35>; requestState: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: buildRequestMetaObject(), inputResponses: shared35(), requestState: shared6() }))
 /** The `InputResponseRequestParams` type. */
-export const InputResponseRequestParams: Schema.Struct<{ _meta: typeof RequestMetaObject; inputResponses: typeof shared35; requestState: typeof shared6 }> = Schema.Struct({ _meta: RequestMetaObject, inputResponses: shared35, requestState: shared6 })
+export const InputResponseRequestParams: Schema.Struct<{ _meta: ReturnType<typeof buildRequestMetaObject>; inputResponses: ReturnType<typeof shared35>; requestState: ReturnType<typeof shared6> }> = deferred(buildInputResponseRequestParams)
 /** The `InputResponseRequestParams` type. */
 export type InputResponseRequestParams = typeof InputResponseRequestParams.Type
+const buildInternalError: () => Schema.Struct<{ code: Schema.Literal<[-32603]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Literal(-32603), data: shared22(), message: Schema.String }))
 /** The `InternalError` type. */
-export const InternalError: Schema.Struct<{ code: Schema.Literal<[-32603]>; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Literal(-32603), data: shared22, message: Schema.String })
+export const InternalError: Schema.Struct<{ code: Schema.Literal<[-32603]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = deferred(buildInternalError)
 /** The `InternalError` type. */
 export type InternalError = typeof InternalError.Type
+const buildInvalidParamsError: () => Schema.Struct<{ code: Schema.Literal<[-32602]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Literal(-32602), data: shared22(), message: Schema.String }))
 /** The `InvalidParamsError` type. */
-export const InvalidParamsError: Schema.Struct<{ code: Schema.Literal<[-32602]>; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Literal(-32602), data: shared22, message: Schema.String })
+export const InvalidParamsError: Schema.Struct<{ code: Schema.Literal<[-32602]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = deferred(buildInvalidParamsError)
 /** The `InvalidParamsError` type. */
 export type InvalidParamsError = typeof InvalidParamsError.Type
+const buildInvalidRequestError: () => Schema.Struct<{ code: Schema.Literal<[-32600]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Literal(-32600), data: shared22(), message: Schema.String }))
 /** The `InvalidRequestError` type. */
-export const InvalidRequestError: Schema.Struct<{ code: Schema.Literal<[-32600]>; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Literal(-32600), data: shared22, message: Schema.String })
+export const InvalidRequestError: Schema.Struct<{ code: Schema.Literal<[-32600]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = deferred(buildInvalidRequestError)
 /** The `InvalidRequestError` type. */
 export type InvalidRequestError = typeof InvalidRequestError.Type
-const shared58: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
-const shared59: Schema.optionalWith<typeof shared58, { exact: true }> = Schema.optionalWith(shared58, { exact: true })
+const shared58: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
+const shared59: () => Schema.optionalWith<ReturnType<typeof shared58>, { exact: true }> = lazily(() => Schema.optionalWith(shared58(), { exact: true }))
+const buildJSONRPCNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared37>; method: typeof Schema.String; params: ReturnType<typeof shared59> }> = lazily(() => Schema.Struct({ jsonrpc: shared37(), method: Schema.String, params: shared59() }))
 /** The `JSONRPCNotification` type. */
-export const JSONRPCNotification: Schema.Struct<{ jsonrpc: typeof shared37; method: typeof Schema.String; params: typeof shared59 }> = Schema.Struct({ jsonrpc: shared37, method: Schema.String, params: shared59 })
+export const JSONRPCNotification: Schema.Struct<{ jsonrpc: ReturnType<typeof shared37>; method: typeof Schema.String; params: ReturnType<typeof shared59> }> = deferred(buildJSONRPCNotification)
 /** The `JSONRPCNotification` type. */
 export type JSONRPCNotification = typeof JSONRPCNotification.Type
-const shared60: Schema.TypeLiteral<{ _meta: typeof shared44 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared44 }, Formats.AnyJsonRecord)
-const shared61: Schema.optionalWith<typeof shared60, { exact: true }> = Schema.optionalWith(shared60, { exact: true })
+const shared60: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared44> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared44() }, Formats.AnyJsonRecord))
+const shared61: () => Schema.optionalWith<ReturnType<typeof shared60>, { exact: true }> = lazily(() => Schema.optionalWith(shared60(), { exact: true }))
+const buildJSONRPCRequest: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: typeof Schema.String; params: ReturnType<typeof shared61> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), method: Schema.String, params: shared61() }))
 /** The `JSONRPCRequest` type. */
-export const JSONRPCRequest: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; method: typeof Schema.String; params: typeof shared61 }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, method: Schema.String, params: shared61 })
+export const JSONRPCRequest: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; method: typeof Schema.String; params: ReturnType<typeof shared61> }> = deferred(buildJSONRPCRequest)
 /** The `JSONRPCRequest` type. */
 export type JSONRPCRequest = typeof JSONRPCRequest.Type
-const shared62: Schema.Union<[typeof JSONRPCRequest, typeof JSONRPCNotification]> = Schema.Union(JSONRPCRequest, JSONRPCNotification)
+const shared62: () => Schema.Union<[ReturnType<typeof buildJSONRPCRequest>, ReturnType<typeof buildJSONRPCNotification>]> = lazily(() => Schema.Union(buildJSONRPCRequest(), buildJSONRPCNotification()))
+const buildJSONRPCBatchRequest: () => Schema.Array$<ReturnType<typeof shared62>> = lazily(() => Schema.Array(shared62()))
 /** The `JSONRPCBatchRequest` type. */
-export const JSONRPCBatchRequest: Schema.Array$<typeof shared62> = Schema.Array(shared62)
+export const JSONRPCBatchRequest: Schema.Array$<ReturnType<typeof shared62>> = deferred(buildJSONRPCBatchRequest)
 /** The `JSONRPCBatchRequest` type. */
 export type JSONRPCBatchRequest = typeof JSONRPCBatchRequest.Type
+const buildJSONRPCError: () => Schema.Struct<{ error: Schema.Struct<{ code: typeof Schema.Int; data: ReturnType<typeof shared22>; message: typeof Schema.String }>; id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: shared22(), message: Schema.String }), id: buildRequestId(), jsonrpc: shared37() }))
 /** The `JSONRPCError` type. */
-export const JSONRPCError: Schema.Struct<{ error: Schema.Struct<{ code: typeof Schema.Int; data: typeof shared22; message: typeof Schema.String }>; id: typeof RequestId; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Schema.Struct({ code: Schema.Int, data: shared22, message: Schema.String }), id: RequestId, jsonrpc: shared37 })
+export const JSONRPCError: Schema.Struct<{ error: Schema.Struct<{ code: typeof Schema.Int; data: ReturnType<typeof shared22>; message: typeof Schema.String }>; id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37> }> = deferred(buildJSONRPCError)
 /** The `JSONRPCError` type. */
 export type JSONRPCError = typeof JSONRPCError.Type
+const buildJSONRPCErrorResponse: () => Schema.Struct<{ error: ReturnType<typeof buildError>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared37> }> = lazily(() => Schema.Struct({ error: buildError(), id: shared36(), jsonrpc: shared37() }))
 /** The `JSONRPCErrorResponse` type. */
-export const JSONRPCErrorResponse: Schema.Struct<{ error: typeof Error; id: typeof shared36; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Error, id: shared36, jsonrpc: shared37 })
+export const JSONRPCErrorResponse: Schema.Struct<{ error: ReturnType<typeof buildError>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared37> }> = deferred(buildJSONRPCErrorResponse)
 /** The `JSONRPCErrorResponse` type. */
 export type JSONRPCErrorResponse = typeof JSONRPCErrorResponse.Type
+const buildJSONRPCResultResponse: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildResult> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: buildResult() }))
 /** The `JSONRPCResultResponse` type. */
-export const JSONRPCResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof Result }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Result })
+export const JSONRPCResultResponse: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildResult> }> = deferred(buildJSONRPCResultResponse)
 /** The `JSONRPCResultResponse` type. */
 export type JSONRPCResultResponse = typeof JSONRPCResultResponse.Type
-const shared63: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof Result }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Result })
+const shared63: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildResult> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: buildResult() }))
+const buildJSONRPCResponse: () => Schema.Union<[ReturnType<typeof shared63>, ReturnType<typeof buildJSONRPCResultResponse>, ReturnType<typeof buildJSONRPCErrorResponse>]> = lazily(() => Schema.Union(shared63(), buildJSONRPCResultResponse(), buildJSONRPCErrorResponse()))
 /** The `JSONRPCResponse` type. */
-export const JSONRPCResponse: Schema.Union<[typeof shared63, typeof JSONRPCResultResponse, typeof JSONRPCErrorResponse]> = Schema.Union(shared63, JSONRPCResultResponse, JSONRPCErrorResponse)
+export const JSONRPCResponse: Schema.Union<[ReturnType<typeof shared63>, ReturnType<typeof buildJSONRPCResultResponse>, ReturnType<typeof buildJSONRPCErrorResponse>]> = deferred(buildJSONRPCResponse)
 /** The `JSONRPCResponse` type. */
 export type JSONRPCResponse = typeof JSONRPCResponse.Type
-const shared64: Schema.Union<[typeof shared63, typeof JSONRPCResultResponse, typeof JSONRPCError, typeof JSONRPCErrorResponse]> = Schema.Union(shared63, JSONRPCResultResponse, JSONRPCError, JSONRPCErrorResponse)
+const shared64: () => Schema.Union<[ReturnType<typeof shared63>, ReturnType<typeof buildJSONRPCResultResponse>, ReturnType<typeof buildJSONRPCError>, ReturnType<typeof buildJSONRPCErrorResponse>]> = lazily(() => Schema.Union(shared63(), buildJSONRPCResultResponse(), buildJSONRPCError(), buildJSONRPCErrorResponse()))
+const buildJSONRPCBatchResponse: () => Schema.Array$<ReturnType<typeof shared64>> = lazily(() => Schema.Array(shared64()))
 /** The `JSONRPCBatchResponse` type. */
-export const JSONRPCBatchResponse: Schema.Array$<typeof shared64> = Schema.Array(shared64)
+export const JSONRPCBatchResponse: Schema.Array$<ReturnType<typeof shared64>> = deferred(buildJSONRPCBatchResponse)
 /** The `JSONRPCBatchResponse` type. */
 export type JSONRPCBatchResponse = typeof JSONRPCBatchResponse.Type
+const buildJSONRPCMessage: () => Schema.Union<[ReturnType<typeof buildJSONRPCRequest>, ReturnType<typeof shared63>, ReturnType<typeof buildJSONRPCResultResponse>, ReturnType<typeof buildJSONRPCError>, ReturnType<typeof buildJSONRPCNotification>, ReturnType<typeof buildJSONRPCErrorResponse>, Schema.Array$<ReturnType<typeof shared62>>, Schema.Array$<ReturnType<typeof shared64>>]> = lazily(() => Schema.Union(buildJSONRPCRequest(), shared63(), buildJSONRPCResultResponse(), buildJSONRPCError(), buildJSONRPCNotification(), buildJSONRPCErrorResponse(), Schema.Array(shared62()), Schema.Array(shared64())))
 /** The `JSONRPCMessage` type. */
-export const JSONRPCMessage: Schema.Union<[typeof JSONRPCRequest, typeof shared63, typeof JSONRPCResultResponse, typeof JSONRPCError, typeof JSONRPCNotification, typeof JSONRPCErrorResponse, Schema.Array$<typeof shared62>, Schema.Array$<typeof shared64>]> = Schema.Union(JSONRPCRequest, shared63, JSONRPCResultResponse, JSONRPCError, JSONRPCNotification, JSONRPCErrorResponse, Schema.Array(shared62), Schema.Array(shared64))
+export const JSONRPCMessage: Schema.Union<[ReturnType<typeof buildJSONRPCRequest>, ReturnType<typeof shared63>, ReturnType<typeof buildJSONRPCResultResponse>, ReturnType<typeof buildJSONRPCError>, ReturnType<typeof buildJSONRPCNotification>, ReturnType<typeof buildJSONRPCErrorResponse>, Schema.Array$<ReturnType<typeof shared62>>, Schema.Array$<ReturnType<typeof shared64>>]> = deferred(buildJSONRPCMessage)
 /** The `JSONRPCMessage` type. */
 export type JSONRPCMessage = typeof JSONRPCMessage.Type
+const buildPromptArgument: () => Schema.Struct<{ description: ReturnType<typeof shared6>; name: typeof Schema.String; required: ReturnType<typeof shared9>; title: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ description: shared6(), name: Schema.String, required: shared9(), title: shared6() }))
 /** The `PromptArgument` type. */
-export const PromptArgument: Schema.Struct<{ description: typeof shared6; name: typeof Schema.String; required: typeof shared9; title: typeof shared6 }> = Schema.Struct({ description: shared6, name: Schema.String, required: shared9, title: shared6 })
+export const PromptArgument: Schema.Struct<{ description: ReturnType<typeof shared6>; name: typeof Schema.String; required: ReturnType<typeof shared9>; title: ReturnType<typeof shared6> }> = deferred(buildPromptArgument)
 /** The `PromptArgument` type. */
 export type PromptArgument = typeof PromptArgument.Type
+const buildPrompt: () => Schema.Struct<{ arguments: Schema.optionalWith<Schema.Array$<ReturnType<typeof buildPromptArgument>>, { exact: true }>; description: ReturnType<typeof shared6>; name: typeof Schema.String; _meta: ReturnType<typeof shared8>; title: ReturnType<typeof shared6>; icons: ReturnType<typeof shared13> }> = lazily(() => Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(buildPromptArgument()), { exact: true }), description: shared6(), name: Schema.String, _meta: shared8(), title: shared6(), icons: shared13() }))
 /** The `Prompt` type. */
-export const Prompt: Schema.Struct<{ arguments: Schema.optionalWith<Schema.Array$<typeof PromptArgument>, { exact: true }>; description: typeof shared6; name: typeof Schema.String; _meta: typeof shared8; title: typeof shared6; icons: typeof shared13 }> = Schema.Struct({ arguments: Schema.optionalWith(Schema.Array(PromptArgument), { exact: true }), description: shared6, name: Schema.String, _meta: shared8, title: shared6, icons: shared13 })
+export const Prompt: Schema.Struct<{ arguments: Schema.optionalWith<Schema.Array$<ReturnType<typeof buildPromptArgument>>, { exact: true }>; description: ReturnType<typeof shared6>; name: typeof Schema.String; _meta: ReturnType<typeof shared8>; title: ReturnType<typeof shared6>; icons: ReturnType<typeof shared13> }> = deferred(buildPrompt)
 /** The `Prompt` type. */
 export type Prompt = typeof Prompt.Type
-const shared65: Schema.optionalWith<typeof shared16, { exact: true }> = Schema.optionalWith(shared16, { exact: true })
-const shared66: Schema.optionalWith<typeof shared17, { exact: true }> = Schema.optionalWith(shared17, { exact: true })
+const shared65: () => Schema.optionalWith<ReturnType<typeof shared16>, { exact: true }> = lazily(() => Schema.optionalWith(shared16(), { exact: true }))
+const shared66: () => Schema.optionalWith<ReturnType<typeof shared17>, { exact: true }> = lazily(() => Schema.optionalWith(shared17(), { exact: true }))
+const buildListPromptsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; prompts: Schema.Array$<ReturnType<typeof buildPrompt>>; cacheScope: ReturnType<typeof shared65>; resultType: ReturnType<typeof shared6>; ttlMs: ReturnType<typeof shared66> }> = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared6(), prompts: Schema.Array(buildPrompt()), cacheScope: shared65(), resultType: shared6(), ttlMs: shared66() }))
 /** The `ListPromptsResult` type. */
-export const ListPromptsResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; prompts: Schema.Array$<typeof Prompt>; cacheScope: typeof shared65; resultType: typeof shared6; ttlMs: typeof shared66 }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, prompts: Schema.Array(Prompt), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
+export const ListPromptsResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; prompts: Schema.Array$<ReturnType<typeof buildPrompt>>; cacheScope: ReturnType<typeof shared65>; resultType: ReturnType<typeof shared6>; ttlMs: ReturnType<typeof shared66> }> = deferred(buildListPromptsResult)
 /** The `ListPromptsResult` type. */
 export type ListPromptsResult = typeof ListPromptsResult.Type
+const buildListPromptsResultResponse: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildListPromptsResult> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: buildListPromptsResult() }))
 /** The `ListPromptsResultResponse` type. */
-export const ListPromptsResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof ListPromptsResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListPromptsResult })
+export const ListPromptsResultResponse: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildListPromptsResult> }> = deferred(buildListPromptsResultResponse)
 /** The `ListPromptsResultResponse` type. */
 export type ListPromptsResultResponse = typeof ListPromptsResultResponse.Type
+const buildResourceTemplate: () => Schema.Struct<{ annotations: ReturnType<typeof shared19>; description: ReturnType<typeof shared6>; mimeType: ReturnType<typeof shared6>; name: typeof Schema.String; uriTemplate: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8>; title: ReturnType<typeof shared6>; icons: ReturnType<typeof shared13> }> = lazily(() => Schema.Struct({ annotations: shared19(), description: shared6(), mimeType: shared6(), name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: shared8(), title: shared6(), icons: shared13() }))
 /** The `ResourceTemplate` type. */
-export const ResourceTemplate: Schema.Struct<{ annotations: typeof shared19; description: typeof shared6; mimeType: typeof shared6; name: typeof Schema.String; uriTemplate: Schema.SchemaClass<string>; _meta: typeof shared8; title: typeof shared6; icons: typeof shared13 }> = Schema.Struct({ annotations: shared19, description: shared6, mimeType: shared6, name: Schema.String, uriTemplate: Formats.UriTemplate, _meta: shared8, title: shared6, icons: shared13 })
+export const ResourceTemplate: Schema.Struct<{ annotations: ReturnType<typeof shared19>; description: ReturnType<typeof shared6>; mimeType: ReturnType<typeof shared6>; name: typeof Schema.String; uriTemplate: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8>; title: ReturnType<typeof shared6>; icons: ReturnType<typeof shared13> }> = deferred(buildResourceTemplate)
 /** The `ResourceTemplate` type. */
 export type ResourceTemplate = typeof ResourceTemplate.Type
+const buildListResourceTemplatesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; resourceTemplates: Schema.Array$<ReturnType<typeof buildResourceTemplate>>; cacheScope: ReturnType<typeof shared65>; resultType: ReturnType<typeof shared6>; ttlMs: ReturnType<typeof shared66> }> = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared6(), resourceTemplates: Schema.Array(buildResourceTemplate()), cacheScope: shared65(), resultType: shared6(), ttlMs: shared66() }))
 /** The `ListResourceTemplatesResult` type. */
-export const ListResourceTemplatesResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; resourceTemplates: Schema.Array$<typeof ResourceTemplate>; cacheScope: typeof shared65; resultType: typeof shared6; ttlMs: typeof shared66 }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, resourceTemplates: Schema.Array(ResourceTemplate), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
+export const ListResourceTemplatesResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; resourceTemplates: Schema.Array$<ReturnType<typeof buildResourceTemplate>>; cacheScope: ReturnType<typeof shared65>; resultType: ReturnType<typeof shared6>; ttlMs: ReturnType<typeof shared66> }> = deferred(buildListResourceTemplatesResult)
 /** The `ListResourceTemplatesResult` type. */
 export type ListResourceTemplatesResult = typeof ListResourceTemplatesResult.Type
+const buildListResourceTemplatesResultResponse: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildListResourceTemplatesResult> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: buildListResourceTemplatesResult() }))
 /** The `ListResourceTemplatesResultResponse` type. */
-export const ListResourceTemplatesResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof ListResourceTemplatesResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListResourceTemplatesResult })
+export const ListResourceTemplatesResultResponse: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildListResourceTemplatesResult> }> = deferred(buildListResourceTemplatesResultResponse)
 /** The `ListResourceTemplatesResultResponse` type. */
 export type ListResourceTemplatesResultResponse = typeof ListResourceTemplatesResultResponse.Type
+const buildResource: () => Schema.Struct<{ annotations: ReturnType<typeof shared19>; description: ReturnType<typeof shared6>; mimeType: ReturnType<typeof shared6>; name: typeof Schema.String; size: ReturnType<typeof shared21>; uri: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8>; title: ReturnType<typeof shared6>; icons: ReturnType<typeof shared13> }> = lazily(() => Schema.Struct({ annotations: shared19(), description: shared6(), mimeType: shared6(), name: Schema.String, size: shared21(), uri: Formats.Uri, _meta: shared8(), title: shared6(), icons: shared13() }))
 /** The `Resource` type. */
-export const Resource: Schema.Struct<{ annotations: typeof shared19; description: typeof shared6; mimeType: typeof shared6; name: typeof Schema.String; size: typeof shared21; uri: Schema.SchemaClass<string>; _meta: typeof shared8; title: typeof shared6; icons: typeof shared13 }> = Schema.Struct({ annotations: shared19, description: shared6, mimeType: shared6, name: Schema.String, size: shared21, uri: Formats.Uri, _meta: shared8, title: shared6, icons: shared13 })
+export const Resource: Schema.Struct<{ annotations: ReturnType<typeof shared19>; description: ReturnType<typeof shared6>; mimeType: ReturnType<typeof shared6>; name: typeof Schema.String; size: ReturnType<typeof shared21>; uri: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8>; title: ReturnType<typeof shared6>; icons: ReturnType<typeof shared13> }> = deferred(buildResource)
 /** The `Resource` type. */
 export type Resource = typeof Resource.Type
+const buildListResourcesResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; resources: Schema.Array$<ReturnType<typeof buildResource>>; cacheScope: ReturnType<typeof shared65>; resultType: ReturnType<typeof shared6>; ttlMs: ReturnType<typeof shared66> }> = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared6(), resources: Schema.Array(buildResource()), cacheScope: shared65(), resultType: shared6(), ttlMs: shared66() }))
 /** The `ListResourcesResult` type. */
-export const ListResourcesResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; resources: Schema.Array$<typeof Resource>; cacheScope: typeof shared65; resultType: typeof shared6; ttlMs: typeof shared66 }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, resources: Schema.Array(Resource), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
+export const ListResourcesResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; resources: Schema.Array$<ReturnType<typeof buildResource>>; cacheScope: ReturnType<typeof shared65>; resultType: ReturnType<typeof shared6>; ttlMs: ReturnType<typeof shared66> }> = deferred(buildListResourcesResult)
 /** The `ListResourcesResult` type. */
 export type ListResourcesResult = typeof ListResourcesResult.Type
+const buildListResourcesResultResponse: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildListResourcesResult> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: buildListResourcesResult() }))
 /** The `ListResourcesResultResponse` type. */
-export const ListResourcesResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof ListResourcesResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListResourcesResult })
+export const ListResourcesResultResponse: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildListResourcesResult> }> = deferred(buildListResourcesResultResponse)
 /** The `ListResourcesResultResponse` type. */
 export type ListResourcesResultResponse = typeof ListResourcesResultResponse.Type
+const buildListToolsResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; tools: ReturnType<typeof shared46>; cacheScope: ReturnType<typeof shared65>; resultType: ReturnType<typeof shared6>; ttlMs: ReturnType<typeof shared66> }> = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared6(), tools: shared46(), cacheScope: shared65(), resultType: shared6(), ttlMs: shared66() }))
 /** The `ListToolsResult` type. */
-export const ListToolsResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; tools: typeof shared46; cacheScope: typeof shared65; resultType: typeof shared6; ttlMs: typeof shared66 }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, tools: shared46, cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
+export const ListToolsResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; tools: ReturnType<typeof shared46>; cacheScope: ReturnType<typeof shared65>; resultType: ReturnType<typeof shared6>; ttlMs: ReturnType<typeof shared66> }> = deferred(buildListToolsResult)
 /** The `ListToolsResult` type. */
 export type ListToolsResult = typeof ListToolsResult.Type
+const buildListToolsResultResponse: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildListToolsResult> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: buildListToolsResult() }))
 /** The `ListToolsResultResponse` type. */
-export const ListToolsResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof ListToolsResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: ListToolsResult })
+export const ListToolsResultResponse: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildListToolsResult> }> = deferred(buildListToolsResultResponse)
 /** The `ListToolsResultResponse` type. */
 export type ListToolsResultResponse = typeof ListToolsResultResponse.Type
+const buildLoggingMessageNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; data: Schema.SchemaClass<unknown>; level: ReturnType<typeof buildLoggingLevel>; logger: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared8(), data: Formats.AnyJson, level: buildLoggingLevel(), logger: shared6() }))
 /** The `LoggingMessageNotificationParams` type. */
-export const LoggingMessageNotificationParams: Schema.Struct<{ _meta: typeof shared8; data: Schema.SchemaClass<unknown>; level: typeof LoggingLevel; logger: typeof shared6 }> = Schema.Struct({ _meta: shared8, data: Formats.AnyJson, level: LoggingLevel, logger: shared6 })
+export const LoggingMessageNotificationParams: Schema.Struct<{ _meta: ReturnType<typeof shared8>; data: Schema.SchemaClass<unknown>; level: ReturnType<typeof buildLoggingLevel>; logger: ReturnType<typeof shared6> }> = deferred(buildLoggingMessageNotificationParams)
 /** The `LoggingMessageNotificationParams` type. */
 export type LoggingMessageNotificationParams = typeof LoggingMessageNotificationParams.Type
+const buildLoggingMessageNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/message"]>; params: ReturnType<typeof buildLoggingMessageNotificationParams>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/message"), params: buildLoggingMessageNotificationParams(), jsonrpc: shared38() }))
 /** The `LoggingMessageNotification` type. */
-export const LoggingMessageNotification: Schema.Struct<{ method: Schema.Literal<["notifications/message"]>; params: typeof LoggingMessageNotificationParams; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/message"), params: LoggingMessageNotificationParams, jsonrpc: shared38 })
+export const LoggingMessageNotification: Schema.Struct<{ method: Schema.Literal<["notifications/message"]>; params: ReturnType<typeof buildLoggingMessageNotificationParams>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildLoggingMessageNotification)
 /** The `LoggingMessageNotification` type. */
 export type LoggingMessageNotification = typeof LoggingMessageNotification.Type
+const buildMethodNotFoundError: () => Schema.Struct<{ code: Schema.Literal<[-32601]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Literal(-32601), data: shared22(), message: Schema.String }))
 /** The `MethodNotFoundError` type. */
-export const MethodNotFoundError: Schema.Struct<{ code: Schema.Literal<[-32601]>; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Literal(-32601), data: shared22, message: Schema.String })
+export const MethodNotFoundError: Schema.Struct<{ code: Schema.Literal<[-32601]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = deferred(buildMethodNotFoundError)
 /** The `MethodNotFoundError` type. */
 export type MethodNotFoundError = typeof MethodNotFoundError.Type
+const buildMissingRequiredClientCapabilityError: () => Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32021]>; data: Schema.Struct<{ requiredCapabilities: ReturnType<typeof buildClientCapabilities> }>; message: typeof Schema.String }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared37> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32021), data: Schema.Struct({ requiredCapabilities: buildClientCapabilities() }), message: Schema.String }), id: shared36(), jsonrpc: shared37() }))
 /** The `MissingRequiredClientCapabilityError` type. */
-export const MissingRequiredClientCapabilityError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32021]>; data: Schema.Struct<{ requiredCapabilities: typeof ClientCapabilities }>; message: typeof Schema.String }>; id: typeof shared36; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32021), data: Schema.Struct({ requiredCapabilities: ClientCapabilities }), message: Schema.String }), id: shared36, jsonrpc: shared37 })
+export const MissingRequiredClientCapabilityError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32021]>; data: Schema.Struct<{ requiredCapabilities: ReturnType<typeof buildClientCapabilities> }>; message: typeof Schema.String }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared37> }> = deferred(buildMissingRequiredClientCapabilityError)
 /** The `MissingRequiredClientCapabilityError` type. */
 export type MissingRequiredClientCapabilityError = typeof MissingRequiredClientCapabilityError.Type
+const buildMultiSelectEnumSchema: () => Schema.Union<[ReturnType<typeof buildUntitledMultiSelectEnumSchema>, ReturnType<typeof buildTitledMultiSelectEnumSchema>]> = lazily(() => Schema.Union(buildUntitledMultiSelectEnumSchema(), buildTitledMultiSelectEnumSchema()))
 /** The `MultiSelectEnumSchema` type. */
-export const MultiSelectEnumSchema: Schema.Union<[typeof UntitledMultiSelectEnumSchema, typeof TitledMultiSelectEnumSchema]> = Schema.Union(UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema)
+export const MultiSelectEnumSchema: Schema.Union<[ReturnType<typeof buildUntitledMultiSelectEnumSchema>, ReturnType<typeof buildTitledMultiSelectEnumSchema>]> = deferred(buildMultiSelectEnumSchema)
 /** The `MultiSelectEnumSchema` type. */
 export type MultiSelectEnumSchema = typeof MultiSelectEnumSchema.Type
+const buildNotification: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared59> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared59() }))
 /** The `Notification` type. */
-export const Notification: Schema.Struct<{ method: typeof Schema.String; params: typeof shared59 }> = Schema.Struct({ method: Schema.String, params: shared59 })
+export const Notification: Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared59> }> = deferred(buildNotification)
 /** The `Notification` type. */
 export type Notification = typeof Notification.Type
+const buildPaginatedRequest: () => Schema.Struct<{ method: typeof Schema.String; params: Schema.optionalWith<Schema.Union<[Schema.Struct<{ cursor: ReturnType<typeof shared6> }>, ReturnType<typeof buildPaginatedRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Union(Schema.Struct({ cursor: shared6() }), buildPaginatedRequestParams()), { exact: true }), id: shared36(), jsonrpc: shared38() }))
 /** The `PaginatedRequest` type. */
-export const PaginatedRequest: Schema.Struct<{ method: typeof Schema.String; params: Schema.optionalWith<Schema.Union<[Schema.Struct<{ cursor: typeof shared6 }>, typeof PaginatedRequestParams]>, { exact: true }>; id: typeof shared36; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.String, params: Schema.optionalWith(Schema.Union(Schema.Struct({ cursor: shared6 }), PaginatedRequestParams), { exact: true }), id: shared36, jsonrpc: shared38 })
+export const PaginatedRequest: Schema.Struct<{ method: typeof Schema.String; params: Schema.optionalWith<Schema.Union<[Schema.Struct<{ cursor: ReturnType<typeof shared6> }>, ReturnType<typeof buildPaginatedRequestParams>]>, { exact: true }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildPaginatedRequest)
 /** The `PaginatedRequest` type. */
 export type PaginatedRequest = typeof PaginatedRequest.Type
+const buildPaginatedResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; resultType: ReturnType<typeof shared6> }> = lazily(() => Schema.Struct({ _meta: shared8(), nextCursor: shared6(), resultType: shared6() }))
 /** The `PaginatedResult` type. */
-export const PaginatedResult: Schema.Struct<{ _meta: typeof shared8; nextCursor: typeof shared6; resultType: typeof shared6 }> = Schema.Struct({ _meta: shared8, nextCursor: shared6, resultType: shared6 })
+export const PaginatedResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; nextCursor: ReturnType<typeof shared6>; resultType: ReturnType<typeof shared6> }> = deferred(buildPaginatedResult)
 /** The `PaginatedResult` type. */
 export type PaginatedResult = typeof PaginatedResult.Type
+const buildParseError: () => Schema.Struct<{ code: Schema.Literal<[-32700]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = lazily(() => Schema.Struct({ code: Schema.Literal(-32700), data: shared22(), message: Schema.String }))
 /** The `ParseError` type. */
-export const ParseError: Schema.Struct<{ code: Schema.Literal<[-32700]>; data: typeof shared22; message: typeof Schema.String }> = Schema.Struct({ code: Schema.Literal(-32700), data: shared22, message: Schema.String })
+export const ParseError: Schema.Struct<{ code: Schema.Literal<[-32700]>; data: ReturnType<typeof shared22>; message: typeof Schema.String }> = deferred(buildParseError)
 /** The `ParseError` type. */
 export type ParseError = typeof ParseError.Type
+const buildPromptListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `PromptListChangedNotificationParams` type. */
-export const PromptListChangedNotificationParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const PromptListChangedNotificationParams: Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildPromptListChangedNotificationParams)
 /** The `PromptListChangedNotificationParams` type. */
 export type PromptListChangedNotificationParams = typeof PromptListChangedNotificationParams.Type
+const buildPromptListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/prompts/list_changed"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildPromptListChangedNotificationParams>, ReturnType<typeof buildNotificationParams>]>, { exact: true }>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(Schema.Union(buildPromptListChangedNotificationParams(), buildNotificationParams()), { exact: true }), jsonrpc: shared38() }))
 /** The `PromptListChangedNotification` type. */
-export const PromptListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/prompts/list_changed"]>; params: Schema.optionalWith<Schema.Union<[typeof PromptListChangedNotificationParams, typeof NotificationParams]>, { exact: true }>; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/prompts/list_changed"), params: Schema.optionalWith(Schema.Union(PromptListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
+export const PromptListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/prompts/list_changed"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildPromptListChangedNotificationParams>, ReturnType<typeof buildNotificationParams>]>, { exact: true }>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildPromptListChangedNotification)
 /** The `PromptListChangedNotification` type. */
 export type PromptListChangedNotification = typeof PromptListChangedNotification.Type
+const buildReadResourceResult: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; contents: Schema.Array$<ReturnType<typeof shared20>>; cacheScope: ReturnType<typeof shared65>; resultType: ReturnType<typeof shared6>; ttlMs: ReturnType<typeof shared66> }> = lazily(() => Schema.Struct({ _meta: shared8(), contents: Schema.Array(shared20()), cacheScope: shared65(), resultType: shared6(), ttlMs: shared66() }))
 /** The `ReadResourceResult` type. */
-export const ReadResourceResult: Schema.Struct<{ _meta: typeof shared8; contents: Schema.Array$<typeof shared20>; cacheScope: typeof shared65; resultType: typeof shared6; ttlMs: typeof shared66 }> = Schema.Struct({ _meta: shared8, contents: Schema.Array(shared20), cacheScope: shared65, resultType: shared6, ttlMs: shared66 })
+export const ReadResourceResult: Schema.Struct<{ _meta: ReturnType<typeof shared8>; contents: Schema.Array$<ReturnType<typeof shared20>>; cacheScope: ReturnType<typeof shared65>; resultType: ReturnType<typeof shared6>; ttlMs: ReturnType<typeof shared66> }> = deferred(buildReadResourceResult)
 /** The `ReadResourceResult` type. */
 export type ReadResourceResult = typeof ReadResourceResult.Type
+const buildReadResourceResultResponse: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: Schema.Union<[ReturnType<typeof buildInputRequiredResult>, ReturnType<typeof buildReadResourceResult>]> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: Schema.Union(buildInputRequiredResult(), buildReadResourceResult()) }))
 /** The `ReadResourceResultResponse` type. */
-export const ReadResourceResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: Schema.Union<[typeof InputRequiredResult, typeof ReadResourceResult]> }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: Schema.Union(InputRequiredResult, ReadResourceResult) })
+export const ReadResourceResultResponse: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: Schema.Union<[ReturnType<typeof buildInputRequiredResult>, ReturnType<typeof buildReadResourceResult>]> }> = deferred(buildReadResourceResultResponse)
 /** The `ReadResourceResultResponse` type. */
 export type ReadResourceResultResponse = typeof ReadResourceResultResponse.Type
+const buildRelatedTaskMetadata: () => Schema.Struct<{ taskId: typeof Schema.String }> = lazily(() => Schema.Struct({ taskId: Schema.String }))
 /** The `RelatedTaskMetadata` type. */
-export const RelatedTaskMetadata: Schema.Struct<{ taskId: typeof Schema.String }> = Schema.Struct({ taskId: Schema.String })
+export const RelatedTaskMetadata: Schema.Struct<{ taskId: typeof Schema.String }> = deferred(buildRelatedTaskMetadata)
 /** The `RelatedTaskMetadata` type. */
 export type RelatedTaskMetadata = typeof RelatedTaskMetadata.Type
+const buildRequest: () => Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared61> }> = lazily(() => Schema.Struct({ method: Schema.String, params: shared61() }))
 /** The `Request` type. */
-export const Request: Schema.Struct<{ method: typeof Schema.String; params: typeof shared61 }> = Schema.Struct({ method: Schema.String, params: shared61 })
+export const Request: Schema.Struct<{ method: typeof Schema.String; params: ReturnType<typeof shared61> }> = deferred(buildRequest)
 /** The `Request` type. */
 export type Request = typeof Request.Type
+const buildResourceContents: () => Schema.Struct<{ mimeType: ReturnType<typeof shared6>; uri: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8> }> = lazily(() => Schema.Struct({ mimeType: shared6(), uri: Formats.Uri, _meta: shared8() }))
 /** The `ResourceContents` type. */
-export const ResourceContents: Schema.Struct<{ mimeType: typeof shared6; uri: Schema.SchemaClass<string>; _meta: typeof shared8 }> = Schema.Struct({ mimeType: shared6, uri: Formats.Uri, _meta: shared8 })
+export const ResourceContents: Schema.Struct<{ mimeType: ReturnType<typeof shared6>; uri: Schema.SchemaClass<string>; _meta: ReturnType<typeof shared8> }> = deferred(buildResourceContents)
 /** The `ResourceContents` type. */
 export type ResourceContents = typeof ResourceContents.Type
+const buildResourceListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `ResourceListChangedNotificationParams` type. */
-export const ResourceListChangedNotificationParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const ResourceListChangedNotificationParams: Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildResourceListChangedNotificationParams)
 /** The `ResourceListChangedNotificationParams` type. */
 export type ResourceListChangedNotificationParams = typeof ResourceListChangedNotificationParams.Type
+const buildResourceListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/resources/list_changed"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildResourceListChangedNotificationParams>, ReturnType<typeof buildNotificationParams>]>, { exact: true }>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(Schema.Union(buildResourceListChangedNotificationParams(), buildNotificationParams()), { exact: true }), jsonrpc: shared38() }))
 /** The `ResourceListChangedNotification` type. */
-export const ResourceListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/resources/list_changed"]>; params: Schema.optionalWith<Schema.Union<[typeof ResourceListChangedNotificationParams, typeof NotificationParams]>, { exact: true }>; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/resources/list_changed"), params: Schema.optionalWith(Schema.Union(ResourceListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
+export const ResourceListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/resources/list_changed"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildResourceListChangedNotificationParams>, ReturnType<typeof buildNotificationParams>]>, { exact: true }>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildResourceListChangedNotification)
 /** The `ResourceListChangedNotification` type. */
 export type ResourceListChangedNotification = typeof ResourceListChangedNotification.Type
+const buildResourceRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared8(), uri: Formats.Uri }))
 /** The `ResourceRequestParams` type. */
-export const ResourceRequestParams: Schema.Struct<{ _meta: typeof shared8; uri: Schema.SchemaClass<string> }> = Schema.Struct({ _meta: shared8, uri: Formats.Uri })
+export const ResourceRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared8>; uri: Schema.SchemaClass<string> }> = deferred(buildResourceRequestParams)
 /** The `ResourceRequestParams` type. */
 export type ResourceRequestParams = typeof ResourceRequestParams.Type
+const buildResourceUpdatedNotificationParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared8>; uri: Schema.SchemaClass<string> }> = lazily(() => Schema.Struct({ _meta: shared8(), uri: Formats.Uri }))
 /** The `ResourceUpdatedNotificationParams` type. */
-export const ResourceUpdatedNotificationParams: Schema.Struct<{ _meta: typeof shared8; uri: Schema.SchemaClass<string> }> = Schema.Struct({ _meta: shared8, uri: Formats.Uri })
+export const ResourceUpdatedNotificationParams: Schema.Struct<{ _meta: ReturnType<typeof shared8>; uri: Schema.SchemaClass<string> }> = deferred(buildResourceUpdatedNotificationParams)
 /** The `ResourceUpdatedNotificationParams` type. */
 export type ResourceUpdatedNotificationParams = typeof ResourceUpdatedNotificationParams.Type
+const buildResourceUpdatedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/resources/updated"]>; params: ReturnType<typeof buildResourceUpdatedNotificationParams>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: buildResourceUpdatedNotificationParams(), jsonrpc: shared38() }))
 /** The `ResourceUpdatedNotification` type. */
-export const ResourceUpdatedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/resources/updated"]>; params: typeof ResourceUpdatedNotificationParams; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/resources/updated"), params: ResourceUpdatedNotificationParams, jsonrpc: shared38 })
+export const ResourceUpdatedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/resources/updated"]>; params: ReturnType<typeof buildResourceUpdatedNotificationParams>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildResourceUpdatedNotification)
 /** The `ResourceUpdatedNotification` type. */
 export type ResourceUpdatedNotification = typeof ResourceUpdatedNotification.Type
+const buildResultType: () => typeof Schema.String = lazily(() => Schema.String)
 /** The `ResultType` type. */
-export const ResultType: typeof Schema.String = Schema.String
+export const ResultType: typeof Schema.String = deferred(buildResultType)
 /** The `ResultType` type. */
 export type ResultType = typeof ResultType.Type
+const buildSubscriptionsAcknowledgedNotificationParams: () => Schema.Struct<{ _meta: Schema.optionalWith<ReturnType<typeof buildNotificationMetaObject>, { exact: true }>; notifications: ReturnType<typeof buildSubscriptionFilter> }> = lazily(() => Schema.Struct({ _meta: Schema.optionalWith(buildNotificationMetaObject(), { exact: true }), notifications: buildSubscriptionFilter() }))
 /** The `SubscriptionsAcknowledgedNotificationParams` type. */
-export const SubscriptionsAcknowledgedNotificationParams: Schema.Struct<{ _meta: Schema.optionalWith<typeof NotificationMetaObject, { exact: true }>; notifications: typeof SubscriptionFilter }> = Schema.Struct({ _meta: Schema.optionalWith(NotificationMetaObject, { exact: true }), notifications: SubscriptionFilter })
+export const SubscriptionsAcknowledgedNotificationParams: Schema.Struct<{ _meta: Schema.optionalWith<ReturnType<typeof buildNotificationMetaObject>, { exact: true }>; notifications: ReturnType<typeof buildSubscriptionFilter> }> = deferred(buildSubscriptionsAcknowledgedNotificationParams)
 /** The `SubscriptionsAcknowledgedNotificationParams` type. */
 export type SubscriptionsAcknowledgedNotificationParams = typeof SubscriptionsAcknowledgedNotificationParams.Type
+const buildSubscriptionsAcknowledgedNotification: () => Schema.Struct<{ jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["notifications/subscriptions/acknowledged"]>; params: ReturnType<typeof buildSubscriptionsAcknowledgedNotificationParams> }> = lazily(() => Schema.Struct({ jsonrpc: shared37(), method: Schema.Literal("notifications/subscriptions/acknowledged"), params: buildSubscriptionsAcknowledgedNotificationParams() }))
 /** The `SubscriptionsAcknowledgedNotification` type. */
-export const SubscriptionsAcknowledgedNotification: Schema.Struct<{ jsonrpc: typeof shared37; method: Schema.Literal<["notifications/subscriptions/acknowledged"]>; params: typeof SubscriptionsAcknowledgedNotificationParams }> = Schema.Struct({ jsonrpc: shared37, method: Schema.Literal("notifications/subscriptions/acknowledged"), params: SubscriptionsAcknowledgedNotificationParams })
+export const SubscriptionsAcknowledgedNotification: Schema.Struct<{ jsonrpc: ReturnType<typeof shared37>; method: Schema.Literal<["notifications/subscriptions/acknowledged"]>; params: ReturnType<typeof buildSubscriptionsAcknowledgedNotificationParams> }> = deferred(buildSubscriptionsAcknowledgedNotification)
 /** The `SubscriptionsAcknowledgedNotification` type. */
 export type SubscriptionsAcknowledgedNotification = typeof SubscriptionsAcknowledgedNotification.Type
+const buildToolListChangedNotificationParams: () => Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ _meta: shared8() }, Formats.AnyJsonRecord))
 /** The `ToolListChangedNotificationParams` type. */
-export const ToolListChangedNotificationParams: Schema.TypeLiteral<{ _meta: typeof shared8 }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ _meta: shared8 }, Formats.AnyJsonRecord)
+export const ToolListChangedNotificationParams: Schema.TypeLiteral<{ _meta: ReturnType<typeof shared8> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildToolListChangedNotificationParams)
 /** The `ToolListChangedNotificationParams` type. */
 export type ToolListChangedNotificationParams = typeof ToolListChangedNotificationParams.Type
+const buildToolListChangedNotification: () => Schema.Struct<{ method: Schema.Literal<["notifications/tools/list_changed"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildToolListChangedNotificationParams>, ReturnType<typeof buildNotificationParams>]>, { exact: true }>; jsonrpc: ReturnType<typeof shared38> }> = lazily(() => Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(Schema.Union(buildToolListChangedNotificationParams(), buildNotificationParams()), { exact: true }), jsonrpc: shared38() }))
 /** The `ToolListChangedNotification` type. */
-export const ToolListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/tools/list_changed"]>; params: Schema.optionalWith<Schema.Union<[typeof ToolListChangedNotificationParams, typeof NotificationParams]>, { exact: true }>; jsonrpc: typeof shared38 }> = Schema.Struct({ method: Schema.Literal("notifications/tools/list_changed"), params: Schema.optionalWith(Schema.Union(ToolListChangedNotificationParams, NotificationParams), { exact: true }), jsonrpc: shared38 })
+export const ToolListChangedNotification: Schema.Struct<{ method: Schema.Literal<["notifications/tools/list_changed"]>; params: Schema.optionalWith<Schema.Union<[ReturnType<typeof buildToolListChangedNotificationParams>, ReturnType<typeof buildNotificationParams>]>, { exact: true }>; jsonrpc: ReturnType<typeof shared38> }> = deferred(buildToolListChangedNotification)
 /** The `ToolListChangedNotification` type. */
 export type ToolListChangedNotification = typeof ToolListChangedNotification.Type
+const buildServerNotification: () => Schema.Union<[ReturnType<typeof buildTaskStatusNotification>, ReturnType<typeof buildElicitationCompleteNotification>, ReturnType<typeof buildSubscriptionsAcknowledgedNotification>, ReturnType<typeof buildCancelledNotification>, ReturnType<typeof buildProgressNotification>, ReturnType<typeof buildResourceUpdatedNotification>, ReturnType<typeof buildLoggingMessageNotification>, ReturnType<typeof buildResourceListChangedNotification>, ReturnType<typeof buildPromptListChangedNotification>, ReturnType<typeof buildToolListChangedNotification>]> = lazily(() => Schema.Union(buildTaskStatusNotification(), buildElicitationCompleteNotification(), buildSubscriptionsAcknowledgedNotification(), buildCancelledNotification(), buildProgressNotification(), buildResourceUpdatedNotification(), buildLoggingMessageNotification(), buildResourceListChangedNotification(), buildPromptListChangedNotification(), buildToolListChangedNotification()))
 /** The `ServerNotification` type. */
-export const ServerNotification: Schema.Union<[typeof TaskStatusNotification, typeof ElicitationCompleteNotification, typeof SubscriptionsAcknowledgedNotification, typeof CancelledNotification, typeof ProgressNotification, typeof ResourceUpdatedNotification, typeof LoggingMessageNotification, typeof ResourceListChangedNotification, typeof PromptListChangedNotification, typeof ToolListChangedNotification]> = Schema.Union(TaskStatusNotification, ElicitationCompleteNotification, SubscriptionsAcknowledgedNotification, CancelledNotification, ProgressNotification, ResourceUpdatedNotification, LoggingMessageNotification, ResourceListChangedNotification, PromptListChangedNotification, ToolListChangedNotification)
+export const ServerNotification: Schema.Union<[ReturnType<typeof buildTaskStatusNotification>, ReturnType<typeof buildElicitationCompleteNotification>, ReturnType<typeof buildSubscriptionsAcknowledgedNotification>, ReturnType<typeof buildCancelledNotification>, ReturnType<typeof buildProgressNotification>, ReturnType<typeof buildResourceUpdatedNotification>, ReturnType<typeof buildLoggingMessageNotification>, ReturnType<typeof buildResourceListChangedNotification>, ReturnType<typeof buildPromptListChangedNotification>, ReturnType<typeof buildToolListChangedNotification>]> = deferred(buildServerNotification)
 /** The `ServerNotification` type. */
 export type ServerNotification = typeof ServerNotification.Type
+const buildServerRequest: () => Schema.Union<[ReturnType<typeof buildGetTaskRequest>, ReturnType<typeof buildGetTaskPayloadRequest>, ReturnType<typeof buildCancelTaskRequest>, ReturnType<typeof buildListTasksRequest>, ReturnType<typeof buildCreateMessageRequest>, ReturnType<typeof buildElicitRequest>, ReturnType<typeof buildPingRequest>, ReturnType<typeof buildListRootsRequest>]> = lazily(() => Schema.Union(buildGetTaskRequest(), buildGetTaskPayloadRequest(), buildCancelTaskRequest(), buildListTasksRequest(), buildCreateMessageRequest(), buildElicitRequest(), buildPingRequest(), buildListRootsRequest()))
 /** The `ServerRequest` type. */
-export const ServerRequest: Schema.Union<[typeof GetTaskRequest, typeof GetTaskPayloadRequest, typeof CancelTaskRequest, typeof ListTasksRequest, typeof CreateMessageRequest, typeof ElicitRequest, typeof PingRequest, typeof ListRootsRequest]> = Schema.Union(GetTaskRequest, GetTaskPayloadRequest, CancelTaskRequest, ListTasksRequest, CreateMessageRequest, ElicitRequest, PingRequest, ListRootsRequest)
+export const ServerRequest: Schema.Union<[ReturnType<typeof buildGetTaskRequest>, ReturnType<typeof buildGetTaskPayloadRequest>, ReturnType<typeof buildCancelTaskRequest>, ReturnType<typeof buildListTasksRequest>, ReturnType<typeof buildCreateMessageRequest>, ReturnType<typeof buildElicitRequest>, ReturnType<typeof buildPingRequest>, ReturnType<typeof buildListRootsRequest>]> = deferred(buildServerRequest)
 /** The `ServerRequest` type. */
 export type ServerRequest = typeof ServerRequest.Type
+const buildSubscriptionsListenResultMetaObject: () => Schema.TypeLiteral<{ "io.modelcontextprotocol/serverInfo": ReturnType<typeof shared14>; "io.modelcontextprotocol/subscriptionId": ReturnType<typeof buildRequestId> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = lazily(() => Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared14(), "io.modelcontextprotocol/subscriptionId": buildRequestId() }, Formats.AnyJsonRecord))
 /** The `SubscriptionsListenResultMetaObject` type. */
-export const SubscriptionsListenResultMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/serverInfo": typeof shared14; "io.modelcontextprotocol/subscriptionId": typeof RequestId }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = Schema.Struct({ "io.modelcontextprotocol/serverInfo": shared14, "io.modelcontextprotocol/subscriptionId": RequestId }, Formats.AnyJsonRecord)
+export const SubscriptionsListenResultMetaObject: Schema.TypeLiteral<{ "io.modelcontextprotocol/serverInfo": ReturnType<typeof shared14>; "io.modelcontextprotocol/subscriptionId": ReturnType<typeof buildRequestId> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]> = deferred(buildSubscriptionsListenResultMetaObject)
 /** The `SubscriptionsListenResultMetaObject` type. */
 export type SubscriptionsListenResultMetaObject = typeof SubscriptionsListenResultMetaObject.Type
+const buildSubscriptionsListenResult: () => Schema.Struct<{ _meta: ReturnType<typeof buildSubscriptionsListenResultMetaObject>; resultType: typeof Schema.String }> = lazily(() => Schema.Struct({ _meta: buildSubscriptionsListenResultMetaObject(), resultType: Schema.String }))
 /** The `SubscriptionsListenResult` type. */
-export const SubscriptionsListenResult: Schema.Struct<{ _meta: typeof SubscriptionsListenResultMetaObject; resultType: typeof Schema.String }> = Schema.Struct({ _meta: SubscriptionsListenResultMetaObject, resultType: Schema.String })
+export const SubscriptionsListenResult: Schema.Struct<{ _meta: ReturnType<typeof buildSubscriptionsListenResultMetaObject>; resultType: typeof Schema.String }> = deferred(buildSubscriptionsListenResult)
 /** The `SubscriptionsListenResult` type. */
 export type SubscriptionsListenResult = typeof SubscriptionsListenResult.Type
+const buildServerResult: () => Schema.Union<[ReturnType<typeof buildGetTaskResult>, ReturnType<typeof buildCancelTaskResult>, ReturnType<typeof buildDiscoverResult>, ReturnType<typeof buildInitializeResult>, ReturnType<typeof buildSubscriptionsListenResult>, ReturnType<typeof buildListResourcesResult>, ReturnType<typeof buildListResourceTemplatesResult>, ReturnType<typeof buildReadResourceResult>, ReturnType<typeof buildListPromptsResult>, ReturnType<typeof buildGetPromptResult>, ReturnType<typeof buildListToolsResult>, ReturnType<typeof buildCallToolResult>, ReturnType<typeof buildCompleteResult>, ReturnType<typeof buildListTasksResult>, ReturnType<typeof buildInputRequiredResult>, ReturnType<typeof buildResult>, ReturnType<typeof buildGetTaskPayloadResult>]> = lazily(() => Schema.Union(buildGetTaskResult(), buildCancelTaskResult(), buildDiscoverResult(), buildInitializeResult(), buildSubscriptionsListenResult(), buildListResourcesResult(), buildListResourceTemplatesResult(), buildReadResourceResult(), buildListPromptsResult(), buildGetPromptResult(), buildListToolsResult(), buildCallToolResult(), buildCompleteResult(), buildListTasksResult(), buildInputRequiredResult(), buildResult(), buildGetTaskPayloadResult()))
 /** The `ServerResult` type. */
-export const ServerResult: Schema.Union<[typeof GetTaskResult, typeof CancelTaskResult, typeof DiscoverResult, typeof InitializeResult, typeof SubscriptionsListenResult, typeof ListResourcesResult, typeof ListResourceTemplatesResult, typeof ReadResourceResult, typeof ListPromptsResult, typeof GetPromptResult, typeof ListToolsResult, typeof CallToolResult, typeof CompleteResult, typeof ListTasksResult, typeof InputRequiredResult, typeof Result, typeof GetTaskPayloadResult]> = Schema.Union(GetTaskResult, CancelTaskResult, DiscoverResult, InitializeResult, SubscriptionsListenResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, CompleteResult, ListTasksResult, InputRequiredResult, Result, GetTaskPayloadResult)
+export const ServerResult: Schema.Union<[ReturnType<typeof buildGetTaskResult>, ReturnType<typeof buildCancelTaskResult>, ReturnType<typeof buildDiscoverResult>, ReturnType<typeof buildInitializeResult>, ReturnType<typeof buildSubscriptionsListenResult>, ReturnType<typeof buildListResourcesResult>, ReturnType<typeof buildListResourceTemplatesResult>, ReturnType<typeof buildReadResourceResult>, ReturnType<typeof buildListPromptsResult>, ReturnType<typeof buildGetPromptResult>, ReturnType<typeof buildListToolsResult>, ReturnType<typeof buildCallToolResult>, ReturnType<typeof buildCompleteResult>, ReturnType<typeof buildListTasksResult>, ReturnType<typeof buildInputRequiredResult>, ReturnType<typeof buildResult>, ReturnType<typeof buildGetTaskPayloadResult>]> = deferred(buildServerResult)
 /** The `ServerResult` type. */
 export type ServerResult = typeof ServerResult.Type
+const buildSingleSelectEnumSchema: () => Schema.Union<[ReturnType<typeof buildUntitledSingleSelectEnumSchema>, ReturnType<typeof buildTitledSingleSelectEnumSchema>]> = lazily(() => Schema.Union(buildUntitledSingleSelectEnumSchema(), buildTitledSingleSelectEnumSchema()))
 /** The `SingleSelectEnumSchema` type. */
-export const SingleSelectEnumSchema: Schema.Union<[typeof UntitledSingleSelectEnumSchema, typeof TitledSingleSelectEnumSchema]> = Schema.Union(UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema)
+export const SingleSelectEnumSchema: Schema.Union<[ReturnType<typeof buildUntitledSingleSelectEnumSchema>, ReturnType<typeof buildTitledSingleSelectEnumSchema>]> = deferred(buildSingleSelectEnumSchema)
 /** The `SingleSelectEnumSchema` type. */
 export type SingleSelectEnumSchema = typeof SingleSelectEnumSchema.Type
+const buildSubscriptionsListenResultResponse: () => Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildSubscriptionsListenResult> }> = lazily(() => Schema.Struct({ id: buildRequestId(), jsonrpc: shared37(), result: buildSubscriptionsListenResult() }))
 /** The `SubscriptionsListenResultResponse` type. */
-export const SubscriptionsListenResultResponse: Schema.Struct<{ id: typeof RequestId; jsonrpc: typeof shared37; result: typeof SubscriptionsListenResult }> = Schema.Struct({ id: RequestId, jsonrpc: shared37, result: SubscriptionsListenResult })
+export const SubscriptionsListenResultResponse: Schema.Struct<{ id: ReturnType<typeof buildRequestId>; jsonrpc: ReturnType<typeof shared37>; result: ReturnType<typeof buildSubscriptionsListenResult> }> = deferred(buildSubscriptionsListenResultResponse)
 /** The `SubscriptionsListenResultResponse` type. */
 export type SubscriptionsListenResultResponse = typeof SubscriptionsListenResultResponse.Type
+const buildTaskAugmentedRequestParams: () => Schema.Struct<{ _meta: ReturnType<typeof shared44>; task: ReturnType<typeof shared34> }> = lazily(() => Schema.Struct({ _meta: shared44(), task: shared34() }))
 /** The `TaskAugmentedRequestParams` type. */
-export const TaskAugmentedRequestParams: Schema.Struct<{ _meta: typeof shared44; task: typeof shared34 }> = Schema.Struct({ _meta: shared44, task: shared34 })
+export const TaskAugmentedRequestParams: Schema.Struct<{ _meta: ReturnType<typeof shared44>; task: ReturnType<typeof shared34> }> = deferred(buildTaskAugmentedRequestParams)
 /** The `TaskAugmentedRequestParams` type. */
 export type TaskAugmentedRequestParams = typeof TaskAugmentedRequestParams.Type
+const buildURLElicitationRequiredError: () => Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32042]>; data: Schema.TypeLiteral<{ elicitations: Schema.Array$<ReturnType<typeof buildElicitRequestURLParams>> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>; message: typeof Schema.String }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared37> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32042), data: Schema.Struct({ elicitations: Schema.Array(buildElicitRequestURLParams()) }, Formats.AnyJsonRecord), message: Schema.String }), id: shared36(), jsonrpc: shared37() }))
 /** The `URLElicitationRequiredError` type. */
-export const URLElicitationRequiredError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32042]>; data: Schema.TypeLiteral<{ elicitations: Schema.Array$<typeof ElicitRequestURLParams> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>; message: typeof Schema.String }>; id: typeof shared36; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32042), data: Schema.Struct({ elicitations: Schema.Array(ElicitRequestURLParams) }, Formats.AnyJsonRecord), message: Schema.String }), id: shared36, jsonrpc: shared37 })
+export const URLElicitationRequiredError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32042]>; data: Schema.TypeLiteral<{ elicitations: Schema.Array$<ReturnType<typeof buildElicitRequestURLParams>> }, [Schema.Record$<Schema.SchemaClass<string>, Schema.SchemaClass<unknown>>]>; message: typeof Schema.String }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared37> }> = deferred(buildURLElicitationRequiredError)
 /** The `URLElicitationRequiredError` type. */
 export type URLElicitationRequiredError = typeof URLElicitationRequiredError.Type
+const buildUnsupportedProtocolVersionError: () => Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32022]>; data: Schema.Struct<{ requested: typeof Schema.String; supported: ReturnType<typeof shared10> }>; message: typeof Schema.String }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared37> }> = lazily(() => Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32022), data: Schema.Struct({ requested: Schema.String, supported: shared10() }), message: Schema.String }), id: shared36(), jsonrpc: shared37() }))
 /** The `UnsupportedProtocolVersionError` type. */
-export const UnsupportedProtocolVersionError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32022]>; data: Schema.Struct<{ requested: typeof Schema.String; supported: typeof shared10 }>; message: typeof Schema.String }>; id: typeof shared36; jsonrpc: typeof shared37 }> = Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(-32022), data: Schema.Struct({ requested: Schema.String, supported: shared10 }), message: Schema.String }), id: shared36, jsonrpc: shared37 })
+export const UnsupportedProtocolVersionError: Schema.Struct<{ error: Schema.Struct<{ code: Schema.Literal<[-32022]>; data: Schema.Struct<{ requested: typeof Schema.String; supported: ReturnType<typeof shared10> }>; message: typeof Schema.String }>; id: ReturnType<typeof shared36>; jsonrpc: ReturnType<typeof shared37> }> = deferred(buildUnsupportedProtocolVersionError)
 /** The `UnsupportedProtocolVersionError` type. */
 export type UnsupportedProtocolVersionError = typeof UnsupportedProtocolVersionError.Type
 
-/** Every definition of this module, by its name in the official schema. */
+/** Every definition of this module, by its name in the official schema: each built when first read. */
 export const definitions: {
   readonly Role: typeof Role
   readonly Annotated: typeof Annotated
