@@ -5,34 +5,41 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { spawn } from "node:child_process"
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url))
 
-/** A copy of the bundle alone in a fresh folder, far from any node_modules: it must need nothing else. */
+/**
+ * A copy of the bundle (the launcher and the server) alone in a fresh folder, far from any node_modules: it must need
+ * nothing else. Its code cache goes into a `cache` folder of its own.
+ */
 const lonelyCopy = Effect.acquireRelease(
   Effect.sync(() => {
     const dir = mkdtempSync(join(tmpdir(), "effect-mcp-bundled-"))
     copyFileSync(join(dist, "server.mjs"), join(dir, "server.mjs"))
+    copyFileSync(join(dist, "server.cjs"), join(dir, "server.cjs"))
     return dir
   }),
   (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
 )
 
 /** Writes lines to a spawned copy of the bundle and resolves with the lines it answers, once it has `count`. */
-const exchangeLines = (script: string, lines: ReadonlyArray<string>, count: number) =>
+const exchangeLines = (script: string, lines: ReadonlyArray<string>, count: number, cache: string) =>
   Effect.async<ReadonlyArray<string>>((resume) => {
-    const child = spawn(process.execPath, [script], { stdio: ["pipe", "pipe", "ignore"] })
+    const child = spawn(process.execPath, [script], {
+      stdio: ["pipe", "pipe", "ignore"],
+      env: { ...process.env, EFFECT_MCP_CODE_CACHE: cache }
+    })
     let out = ""
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString("utf8")
       const answers = out.split("\n").filter((line) => line !== "")
       if (answers.length >= count) {
         child.stdin.end()
-        resume(Effect.succeed(answers))
+        child.once("exit", () => resume(Effect.succeed(answers)))
       }
     })
     child.stdin.write(lines.map((line) => `${line}\n`).join(""))
@@ -50,6 +57,7 @@ describe("a server bundled with esbuild", () => {
             command: process.execPath,
             args: [join(dir, "server.mjs")],
             cwd: dir,
+            env: { EFFECT_MCP_CODE_CACHE: join(dir, "cache") },
             stderr: "ignore"
           })
         ))
@@ -63,12 +71,13 @@ describe("a server bundled with esbuild", () => {
       expect(result.isError).not.toBe(true)
     }).pipe(Effect.scoped))
 
-  it.live("answers garbage as the unbundled server does, and keeps serving", () =>
+  it.live("answers garbage as the unbundled server does, and keeps serving, before and after its code is cached", () =>
     Effect.gen(function*() {
       const dir = yield* lonelyCopy
+      const cache = join(dir, "cache")
       const request = (id: number, method: string, params?: object) =>
         JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) })
-      const answers = yield* exchangeLines(join(dir, "server.mjs"), [
+      const exchange = exchangeLines(join(dir, "server.mjs"), [
         request(1, "initialize", {
           protocolVersion: "2025-11-25",
           capabilities: {},
@@ -79,7 +88,12 @@ describe("a server bundled with esbuild", () => {
         request(2, "no/such/method"),
         request(3, "tools/call", { name: "echo", arguments: { text: 5 } }),
         request(4, "tools/call", { name: "echo", arguments: { text: "still here" } })
-      ], 5)
+      ], 5, cache)
+      // The first run compiles the server and saves its code as it exits; the second starts from that cache.
+      const first = yield* exchange
+      expect(readdirSync(cache).filter((file) => file.startsWith("server.cjs-"))).toHaveLength(1)
+      const answers = yield* exchange
+      expect(answers).toEqual(first)
       const byId = new Map(
         answers.map((line) => JSON.parse(line) as { id: unknown; result?: unknown; error?: { code: number } })
           .map((answer) => [answer.id, answer])

@@ -8,3 +8,6 @@ export * as StdioClientTransport from "./StdioClientTransport.js"
 
 /** The stdio server transport (stdin and stdout of this process). */
 export * as StdioServerTransport from "./StdioServerTransport.js"
+
+/** Runs a program bundled as one CommonJS file with V8's code cache, so that later starts skip compiling it. */
+export * as CodeCache from "./CodeCache.js"
