@@ -1,11 +1,12 @@
-// Bundles what ships as a program: the effect-mcp command (packages/cli/dist/bin.js, built by `tsc -b`) and the
-// example servers that its `serve` runs (examples/<name>/dist/main.js), into minified ES modules beside each other in
-// packages/cli/dist: `effect-mcp.mjs` (its `bin`), `serve-everything.mjs`, `serve-scenarios.mjs`, and the chunks they
-// share (`chunk-<hash>.mjs`, Effect and our packages once). Node then reads a few files instead of resolving and
-// compiling some 900 modules (docs/benchmarks.md, "Start-up"), and the installed command can serve the examples, which
-// are not packages of their own. The command's entry answers `--version` itself and imports the rest lazily, so that
-// `--version` compiles none of it; what only some commands need (the OAuth client, loaded when a server asks for a
-// login) is a chunk of its own.
+// Bundles what ships as a program: the effect-mcp command and the example servers that its `serve` runs
+// (examples/<name>/dist/main.js), into minified files beside each other in packages/cli/dist, from what `tsc -b` built:
+// - `effect-mcp.mjs`, its `bin` (src/bundledBin.ts): answers `--version` itself and runs the rest of the command,
+// - `effect-mcp.cjs`, the command (src/main.ts) as one CommonJS file, which the bin runs through V8's code cache
+//   (`@effect-mcp/node/CodeCache`): a script, unlike an ES module, can start from compiled code on every Node we
+//   support; what only some commands need (the OAuth client) is in it too, compiled only when it first runs;
+// - `serve-everything.mjs`, `serve-scenarios.mjs` and the chunks they share (`chunk-<hash>.mjs`).
+// Node then reads a few files instead of resolving and compiling some 900 modules (docs/benchmarks.md, "Start-up"),
+// and the installed command can serve the examples, which are not packages of their own.
 // `node packages/cli/scripts/bundle.mjs` (the root `build` script runs it after `tsc -b`; the cli's tests and its
 // `prepack` run it first).
 import { build } from "esbuild"
@@ -17,14 +18,15 @@ const cli = join(dirname(fileURLToPath(import.meta.url)), "..")
 const root = join(cli, "..", "..")
 const dist = join(cli, "dist")
 
-/** Every output file by its name in dist/ (without `.mjs`), from its built entry module. */
-const entryPoints = {
-  "effect-mcp": join(dist, "bin.js"),
+/** The example servers' output files by their name in dist/ (without `.mjs`), from their built entry modules. */
+const servers = {
   "serve-everything": join(root, "examples", "everything", "dist", "main.js"),
   "serve-scenarios": join(root, "examples", "scenarios", "dist", "main.js")
 }
+const bin = join(dist, "bundledBin.js")
+const command = join(dist, "main.js")
 
-for (const [name, entry] of Object.entries(entryPoints)) {
+for (const [name, entry] of [["effect-mcp", bin], ["effect-mcp", command], ...Object.entries(servers)]) {
   if (!existsSync(entry)) {
     process.stderr.write(`bundle: ${entry} (for ${name}.mjs) is not built: run \`tsc -b\` at the root first\n`)
     process.exit(1)
@@ -37,20 +39,28 @@ for (const file of readdirSync(dist)) {
 }
 rmSync(join(dist, "chunks"), { recursive: true, force: true })
 
+const common = { bundle: true, minify: true, platform: "node", target: "node20", logLevel: "warning" }
+
+await build({ ...common, entryPoints: [bin], outfile: join(dist, "effect-mcp.mjs"), format: "esm" })
 await build({
-  entryPoints,
+  ...common,
+  entryPoints: [command],
+  outfile: join(dist, "effect-mcp.cjs"),
+  format: "cjs",
+  // `serve` finds the example servers beside the file it runs from.
+  define: { "import.meta.url": "__effectMcpModuleUrl" },
+  banner: { js: "var __effectMcpModuleUrl = require(\"node:url\").pathToFileURL(__filename).href;" }
+})
+await build({
+  ...common,
+  entryPoints: servers,
   outdir: dist,
   outExtension: { ".js": ".mjs" },
   // Chunks sit beside the entries, so that `import.meta.url` names dist/ in whichever file a module lands.
   chunkNames: "chunk-[hash]",
   splitting: true,
-  bundle: true,
-  minify: true,
-  platform: "node",
   format: "esm",
-  target: "node20",
   // Some dependencies are CommonJS and require Node's modules: an ES module has no `require` of its own.
-  banner: { js: "import { createRequire as __effectMcpRequire } from \"node:module\"; const require = __effectMcpRequire(import.meta.url);" },
-  logLevel: "warning"
+  banner: { js: "import { createRequire as __effectMcpRequire } from \"node:module\"; const require = __effectMcpRequire(import.meta.url);" }
 })
-for (const name of Object.keys(entryPoints)) chmodSync(join(dist, `${name}.mjs`), 0o755)
+for (const name of ["effect-mcp", ...Object.keys(servers)]) chmodSync(join(dist, `${name}.mjs`), 0o755)

@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+/**
+ * The bundled effect-mcp executable (`dist/effect-mcp.mjs`, its `bin`; `bin.ts` is the unbundled one). `--version`
+ * alone is answered here, before anything else loads; everything else runs the command, bundled as one CommonJS file
+ * (`dist/effect-mcp.cjs`), through V8's code cache: every run after the first skips compiling it
+ * (docs/benchmarks.md, "Start-up, session 22").
+ */
+import * as CodeCache from "@effect-mcp/node/CodeCache"
+import { version } from "./version.js"
+
+if (process.argv.length === 3 && process.argv[2] === "--version") {
+  process.stdout.write(`${version}\n`)
+} else {
+  CodeCache.run(new URL("./effect-mcp.cjs", import.meta.url))
+}
