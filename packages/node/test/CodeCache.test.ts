@@ -31,8 +31,8 @@ const workspace = (program = "") => {
 }
 
 /** Runs the launcher; its stdout lines (the outcome, then the program's answer), stderr and exit status. */
-const launch = (dir: string, env: Record<string, string> = {}) => {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [join(dir, "launch.mjs")], {
+const launch = (dir: string, env: Record<string, string> = {}, flags: ReadonlyArray<string> = []) => {
+  const { status, stdout, stderr } = spawnSync(process.execPath, [...flags, join(dir, "launch.mjs")], {
     env: { ...process.env, EFFECT_MCP_CODE_CACHE: join(dir, "cache"), ...env },
     encoding: "utf8"
   })
@@ -55,6 +55,11 @@ describe("CodeCache", () => {
       expect(launch(dir).lines).toEqual(["saving", answer])
       expect(launch(dir).lines).toEqual(["cached", answer])
       expect(cacheFiles(dir)).toHaveLength(2)
+      // Node's flags change V8's: a run under other flags keeps a cache of its own instead of replacing this one.
+      expect(launch(dir, {}, ["--expose-gc"]).lines).toEqual(["saving", answer])
+      expect(launch(dir, {}, ["--expose-gc"]).lines).toEqual(["cached", answer])
+      expect(launch(dir).lines).toEqual(["cached", answer])
+      expect(cacheFiles(dir)).toHaveLength(3)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -28,11 +28,15 @@ export const ensurePrivate = (directory: string): boolean => {
   }
 }
 
-/** The cache file of a source: named by its file and a hash of its text, Node's version and the platform. */
+/**
+ * The cache file of a source: named by its file and a hash of its text, Node's version, the platform and Node's flags
+ * (V8 rejects a cache made under other flags: runs with `--cpu-prof` or `--expose-gc` keep their own).
+ */
 export const cacheFile = (directory: string, file: string, source: string): string => {
+  const flags = `${process.execArgv.join(" ")}\0${process.env.NODE_OPTIONS ?? ""}`
   const hash = Crypto.createHash("sha256")
     .update(source)
-    .update(`\0${process.version}\0${process.arch}\0${file}`)
+    .update(`\0${process.version}\0${process.arch}\0${file}\0${flags}`)
     .digest("hex")
     .slice(0, 24)
   return Path.join(directory, `${Path.basename(file)}-${hash}.v8`)
