@@ -77,18 +77,23 @@ describe("a server bundled with esbuild", () => {
       const cache = join(dir, "cache")
       const request = (id: number, method: string, params?: object) =>
         JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) })
-      const exchange = exchangeLines(join(dir, "server.mjs"), [
-        request(1, "initialize", {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" }
-        }),
-        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-        "{not json",
-        request(2, "no/such/method"),
-        request(3, "tools/call", { name: "echo", arguments: { text: 5 } }),
-        request(4, "tools/call", { name: "echo", arguments: { text: "still here" } })
-      ], 5, cache)
+      const exchange = exchangeLines(
+        join(dir, "server.mjs"),
+        [
+          request(1, "initialize", {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "t", version: "1" }
+          }),
+          JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+          "{not json",
+          request(2, "no/such/method"),
+          request(3, "tools/call", { name: "echo", arguments: { text: 5 } }),
+          request(4, "tools/call", { name: "echo", arguments: { text: "still here" } })
+        ],
+        5,
+        cache
+      )
       // The first run compiles the server and saves its code as it exits; the second starts from that cache.
       const first = yield* exchange
       expect(readdirSync(cache).filter((file) => file.startsWith("server.cjs-"))).toHaveLength(1)

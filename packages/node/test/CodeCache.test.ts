@@ -5,7 +5,16 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -25,7 +34,9 @@ const workspace = (program = "") => {
     join(dir, "program.cjs"),
     `const path = require("node:path")\nconst { twice } = require("./helper.cjs")\n${program}\n` +
       `setImmediate(() => process.stdout.write(JSON.stringify({ twice: twice(21), ` +
-      `folder: path.basename(__dirname) === path.basename(${JSON.stringify(dir)}), eol: require("node:os").EOL }) + "\\n"))\n`
+      `folder: path.basename(__dirname) === path.basename(${
+        JSON.stringify(dir)
+      }), eol: require("node:os").EOL }) + "\\n"))\n`
   )
   return dir
 }
@@ -96,7 +107,9 @@ describe("CodeCache", () => {
   })
 
   it("loads a program with a dynamic import() as Node loads CommonJS, uncached (V8 drops its loader from cached code)", () => {
-    const dir = workspace(`import("node:os").then((os) => process.stdout.write(os.EOL === "\\n" ? "imported\\n" : "?\\n"))`)
+    const dir = workspace(
+      `import("node:os").then((os) => process.stdout.write(os.EOL === "\\n" ? "imported\\n" : "?\\n"))`
+    )
     try {
       expect(launch(dir).lines.sort()).toEqual(["imported", "uncached", answer].sort())
       expect(launch(dir).lines.sort()).toEqual(["imported", "uncached", answer].sort())

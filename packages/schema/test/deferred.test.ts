@@ -52,7 +52,10 @@ describe("deferred", () => {
   })
 
   it("the domain module builds nothing at import: every top-level const is a builder or a stand-in", () => {
-    const source = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "src", "generated", "Domain.ts"), "utf8")
+    const source = readFileSync(
+      join(dirname(fileURLToPath(import.meta.url)), "..", "src", "generated", "Domain.ts"),
+      "utf8"
+    )
     const consts = source.split("\n").filter((line) => /^(export )?const /.test(line))
     expect(consts.length).toBeGreaterThan(400)
     const eager = consts.filter((line) =>
