@@ -13,6 +13,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync
 } from "node:fs"
 import { tmpdir } from "node:os"
@@ -91,7 +92,7 @@ describe("CodeCache", () => {
     }
   })
 
-  it("runs uncached from a folder that others can write, or when disabled, and writes nothing", () => {
+  it("runs uncached from a folder that others can write or a link, or when disabled, and writes nothing", () => {
     const dir = workspace()
     try {
       mkdirSync(join(dir, "cache"))
@@ -100,6 +101,10 @@ describe("CodeCache", () => {
       expect(cacheFiles(dir)).toEqual([])
       chmodSync(join(dir, "cache"), 0o700)
       expect(launch(dir, { EFFECT_MCP_DISABLE_CODE_CACHE: "1" }).lines).toEqual(["uncached", answer])
+      expect(cacheFiles(dir)).toEqual([])
+      // A link to a folder (someone may have planted one in a shared temp folder) is not the user's own folder.
+      symlinkSync(join(dir, "cache"), join(dir, "linked"))
+      expect(launch(dir, { EFFECT_MCP_CODE_CACHE: join(dir, "linked") }).lines).toEqual(["uncached", answer])
       expect(cacheFiles(dir)).toEqual([])
     } finally {
       rmSync(dir, { recursive: true, force: true })

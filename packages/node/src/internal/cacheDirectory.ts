@@ -16,11 +16,14 @@ export const defaultDirectory = (): string => {
   return Path.join(Os.tmpdir(), `effect-mcp-code-cache-${user}`)
 }
 
-/** Makes the folder (0700) if it is missing; whether it is this user's alone (owned by it, no one else can write). */
+/**
+ * Makes the folder (0700) if it is missing; whether it is this user's alone: a folder (not a link to one, which
+ * someone else may have planted in a shared temp folder), owned by this user, that no one else can write.
+ */
 export const ensurePrivate = (directory: string): boolean => {
   try {
     Fs.mkdirSync(directory, { recursive: true, mode: 0o700 })
-    const stat = Fs.statSync(directory)
+    const stat = Fs.lstatSync(directory)
     const uid = process.getuid?.()
     return stat.isDirectory() && (uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0))
   } catch {
