@@ -59,9 +59,9 @@ describe("deferred", () => {
     const consts = source.split("\n").filter((line) => /^(export )?const /.test(line))
     expect(consts.length).toBeGreaterThan(400)
     const eager = consts.filter((line) =>
-      !/^const \w+ = lazily\(\(\) => /.test(line) &&
-      !/^export const (\w+) = deferred\(build\1\)$/.test(line) &&
-      !line.startsWith("export const definitions = {")
+      !/^const \w+: .* = lazily\(\(\) => /.test(line) &&
+      !/^export const (\w+): .* = deferred\(build\1\)$/.test(line) &&
+      !line.startsWith("export const definitions: {")
     )
     expect(eager).toEqual([])
   })
