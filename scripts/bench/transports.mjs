@@ -5,6 +5,9 @@
 // calls/s, p50/p99 latency, CPU µs per call in the client (this process) and in the server (the child, from
 // /proc); then connect over HTTP, and a 1 MB text echoed over stdio (spawn + initialize is startup.mjs's). Each client is
 // driven the way its users write it (scripts/bench-drive.mjs); every echo row also has a row of ours driven from Promises.
+// Every HTTP row also gives its CPU per call (client + server) as a ratio to the node:http floor, measured in the same
+// rounds: a bare node:http server answering the same JSON-RPC echo (bench/fixtures/http-floor-server.mjs) and a
+// node:http client with a keep-alive agent, at the same concurrency (issue 32's goal: within 4× of it).
 import { McpClient } from "@effect-mcp/core"
 import { McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
@@ -19,6 +22,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { spawn } from "node:child_process"
+import { Agent, request as httpRequest } from "node:http"
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
@@ -32,7 +36,8 @@ const fixtures = join(root, "examples", "interop", "test", "fixtures")
 const servers = {
   ours: { script: join(root, "examples", "everything", "dist", "main.js"), stdio: ["--stdio"], http: ["--http"] },
   v1: { script: join(fixtures, "sdk1-server.mjs"), stdio: [], http: ["http"] },
-  v2: { script: join(fixtures, "sdk2-server.mjs"), stdio: ["stdio"], http: ["http"] }
+  v2: { script: join(fixtures, "sdk2-server.mjs"), stdio: ["stdio"], http: ["http"] },
+  floor: { script: join(root, "scripts", "bench", "fixtures", "http-floor-server.mjs"), http: [] }
 }
 // Calls measured per connection: 20,000 over stdio, 1,000 over HTTP (about 10× slower per call). Sessions 1–11
 // measured 4,000 over stdio, right after the warm-up: at 64 in flight ours was still speeding up there (4,000 calls
@@ -118,6 +123,37 @@ const oursClient = async (transport, revision) => {
   }
 }
 
+/** The floor's client: node:http through a keep-alive agent, a POST of the JSON-RPC echo per call, its JSON parsed. */
+const floorClient = (url) => {
+  const agent = new Agent({ keepAlive: true })
+  const { hostname, port, pathname } = new URL(url)
+  let id = 0
+  const call = (text) =>
+    new Promise((ok, ko) => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "echo", arguments: { text } } })
+      const req = httpRequest({
+        host: hostname,
+        port,
+        path: pathname,
+        method: "POST",
+        agent,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": Buffer.byteLength(body)
+        }
+      }, (res) => {
+        const chunks = []
+        res.on("data", (chunk) => chunks.push(chunk))
+        res.on("end", () => ok(JSON.parse(Buffer.concat(chunks).toString("utf8")).result))
+        res.on("error", ko)
+      })
+      req.on("error", ko)
+      req.end(body)
+    })
+  return { call, close: async () => agent.destroy() }
+}
+
 const sdkClient = async (client, transport) => {
   await client.connect(transport)
   return { call: (text) => client.callTool({ name: "echo", arguments: { text } }), close: () => client.close() }
@@ -129,7 +165,9 @@ export const connect = async (who, how) => {
   const http = how === "stdio" ? undefined : await listen(who)
   const revision = how === "stateless" ? "2026-07-28" : "2025-11-25"
   let peer
-  if (who === "ours") {
+  if (who === "floor") {
+    peer = floorClient(http.url)
+  } else if (who === "ours") {
     peer = await oursClient(
       http === undefined
         ? StdioClientTransport.layer({ command: process.execPath, args: [...NODE_FLAGS, s.script, ...s.stdio], stderr: "ignore" })
@@ -185,9 +223,25 @@ export const measure = async (peer, concurrency, calls, text = "hello", { promis
   }
 }
 
-// "ours-promise" is our client driven through a Promise per call; it gets rows of its own.
-const whos = (how) => (how === "stateless" ? ["ours", "ours-promise", "v2"] : ["ours", "ours-promise", "v1", "v2"])
+// "ours-promise" is our client driven through a Promise per call; it gets rows of its own. "floor" (HTTP only) is
+// the bare node:http echo that every HTTP row's CPU is compared with.
+const whos = (how) =>
+  how === "stdio"
+    ? ["ours", "ours-promise", "v1", "v2"]
+    : how === "stateless"
+    ? ["ours", "ours-promise", "v2", "floor"]
+    : ["ours", "ours-promise", "v1", "v2", "floor"]
 const label = { ours: "ours", v1: "sdk 1.32", v2: "sdk 2.4" }
+
+/** CPU per call, client + server, as a multiple of the floor's: "11.0× the node:http floor". */
+const floorRatio = (m, floor) => `${((m.clientUs + m.serverUs) / (floor.clientUs + floor.serverUs)).toFixed(1)}×`
+/** The floor part of an HTTP row's ratio: ours, then each SDK of the row. */
+const floorRatios = (s, ours) =>
+  s.floor === undefined ? "" : `; CPU per call ${
+    [`${floorRatio(s[ours], s.floor)} the node:http floor`, ...["v1", "v2"].filter((w) => s[w] !== undefined).map((w) =>
+      `${label[w]} ${floorRatio(s[w], s.floor)}`
+    )].join(", ")
+  }`
 
 const summarise = (ms) => ({
   rps: median(ms.map((m) => m.rps)),
@@ -210,9 +264,11 @@ export const run = async () => {
   for (const how of hows) {
     for (const [mode, concurrency] of [["sequential", 1], [`${IN_FLIGHT} in flight`, IN_FLIGHT]]) {
       const results = Object.fromEntries(whos(how).map((w) => [w, []]))
-      const calls = how === "stdio" ? CALLS : HTTP_CALLS
       for (let i = 0; i < RUNS + 1; i++) {
         for (const who of whos(how)) {
+          // The floor costs about a tenth of a call of ours: five times the calls keep its server's CPU, read from
+          // /proc in 10 ms ticks, as precise as the others'.
+          const calls = how === "stdio" ? CALLS : who === "floor" ? HTTP_CALLS * 5 : HTTP_CALLS
           const peer = await connect(who === "ours-promise" ? "ours" : who, how)
           const driver = { promise: who === "ours-promise" }
           if (WARMUP > 0) await measure(peer, concurrency, WARMUP, "hello", driver)
@@ -225,16 +281,17 @@ export const run = async () => {
       const what = how === "stdio" ? "stdio" : how === "http" ? "HTTP 2025-11-25 session" : "HTTP 2026-07-28 stateless"
       const row = { workload: `echo over ${what}, ${mode}`, ours: cell(s.ours) }
       for (const w of ["v1", "v2"]) if (s[w] !== undefined) row[label[w]] = cell(s[w])
+      if (s.floor !== undefined) row["node:http floor"] = cell(s.floor)
       row.ratio = ["v1", "v2"].filter((w) => s[w] !== undefined).map((w) =>
         `${(s.ours.rps / s[w].rps).toFixed(2)}× ${label[w]}`
-      ).join(", ")
+      ).join(", ") + floorRatios(s, "ours")
       rows.push(row)
       rows.push({
         workload: `echo over ${what}, ${mode}, ours driven by a runPromise per call`,
         ours: cell(s["ours-promise"]),
         ratio: ["v1", "v2"].filter((w) => s[w] !== undefined).map((w) =>
           `${(s["ours-promise"].rps / s[w].rps).toFixed(2)}× ${label[w]}`
-        ).join(", ")
+        ).join(", ") + (s.floor === undefined ? "" : `; CPU per call ${floorRatio(s["ours-promise"], s.floor)} the node:http floor`)
       })
       process.stderr.write(`bench: ${row.workload} done\n`)
     }
