@@ -1,6 +1,7 @@
 // The Streamable HTTP endpoint's own cost, without any HTTP: calls McpHttpServer.handler's function with in-process
 // requests (a 2025-11-25 session, or 2026-07-28 stateless with REV=2026-07-28) and prints CPU µs per tools/call.
-// PROF=1 writes /tmp/handler-floor.cpuprofile.
+// PROF=1 writes /tmp/handler-floor.cpuprofile; ALLOC=1 a sampled allocation profile, /tmp/handler-floor.heapprofile
+// (summarise it with `N=<calls> node scratchpad/alloc-summary.mjs /tmp/handler-floor.heapprofile`).
 import { McpServer } from "@effect-mcp/core"
 import { McpHttpServer } from "@effect-mcp/http"
 import * as Effect from "effect/Effect"
@@ -37,16 +38,18 @@ const call = async () => {
 }
 for (let i = 0; i < 3000; i++) await call()
 let session
-if (process.env.PROF) {
+if (process.env.PROF || process.env.ALLOC) {
   const { Session } = await import("node:inspector/promises")
-  session = new Session(); session.connect(); await session.post("Profiler.enable"); await session.post("Profiler.start")
+  session = new Session(); session.connect()
+  if (process.env.ALLOC) await session.post("HeapProfiler.startSampling", { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+  else { await session.post("Profiler.enable"); await session.post("Profiler.start") }
 }
 const N = Number(process.env.N ?? 20000), cpu0 = process.cpuUsage(), t0 = performance.now()
 for (let i = 0; i < N; i++) await call()
 const ms = performance.now() - t0, cpu = process.cpuUsage(cpu0)
 if (session) {
-  const { profile } = await session.post("Profiler.stop")
-  ;(await import("node:fs")).writeFileSync("/tmp/handler-floor.cpuprofile", JSON.stringify(profile))
+  const { profile } = await session.post(process.env.ALLOC ? "HeapProfiler.stopSampling" : "Profiler.stop")
+  ;(await import("node:fs")).writeFileSync(`/tmp/handler-floor.${process.env.ALLOC ? "heap" : "cpu"}profile`, JSON.stringify(profile))
 }
 console.log(`${stateless ? "2026-07-28 stateless" : "2025-11-25 session"}: ${(N / ms * 1000).toFixed(0)} calls/s, CPU ${((cpu.user + cpu.system) / N).toFixed(1)} µs per call`)
 process.exit(0)
