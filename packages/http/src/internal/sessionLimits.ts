@@ -68,18 +68,30 @@ export const serverFull = "Too many sessions"
 
 /** Makes an empty registry. */
 export const make = <M extends Member>(limits: Limits): Registry<M> => {
-  // Sets iterate in insertion order: re-inserting on activity keeps the least recently active first.
-  const all = new Set<M>()
+  // Each session's last activity, as a tick of a counter. Touching one (twice per request on the "echo over HTTP"
+  // rows) only overwrites its tick; the least recently active idle session is looked for only when a bound is reached,
+  // by one pass over the sessions (the pass that found the first idle one before, in a Set re-inserted on every touch,
+  // which cost a delete and an insert in two Sets per touch).
+  const ticks = new Map<M, number>()
   const byClient = new Map<string, Set<M>>()
   const none: ReadonlySet<M> = new Set()
+  let tick = 0
 
-  const firstIdle = (members: ReadonlySet<M>, except: M | undefined): M | undefined => {
-    for (const m of members) if (m !== except && m.idle()) return m
-    return undefined
+  const leastRecentIdle = (members: Iterable<M>, except: M | undefined): M | undefined => {
+    let found: M | undefined
+    let oldest = Infinity
+    for (const m of members) {
+      const t = ticks.get(m)!
+      if (t < oldest && m !== except && m.idle()) {
+        found = m
+        oldest = t
+      }
+    }
+    return found
   }
 
   const remove = (member: M) => {
-    if (!all.delete(member) || member.client === undefined) return
+    if (!ticks.delete(member) || member.client === undefined) return
     const own = byClient.get(member.client)
     if (own === undefined) return
     own.delete(member)
@@ -90,10 +102,10 @@ export const make = <M extends Member>(limits: Limits): Registry<M> => {
     const own = member.client === undefined ? undefined : byClient.get(member.client) ?? none
     // The victims are chosen before anything is evicted, so that a refusal leaves every session as it was.
     const ownFull = own !== undefined && own.size >= limits.maxSessionsPerClient
-    const mine = ownFull ? firstIdle(own, undefined) : undefined
+    const mine = ownFull ? leastRecentIdle(own, undefined) : undefined
     if (ownFull && mine === undefined) return { _tag: "Refused", status: 429, message: clientFull }
-    const full = all.size - (mine === undefined ? 0 : 1) >= limits.maxSessions
-    const any = full ? firstIdle(all, mine) : undefined
+    const full = ticks.size - (mine === undefined ? 0 : 1) >= limits.maxSessions
+    const any = full ? leastRecentIdle(ticks.keys(), mine) : undefined
     if (full && any === undefined) return { _tag: "Refused", status: 503, message: serverFull }
     const evicted: Array<M> = []
     for (const victim of [mine, any]) {
@@ -101,7 +113,7 @@ export const make = <M extends Member>(limits: Limits): Registry<M> => {
       remove(victim)
       evicted.push(victim)
     }
-    all.add(member)
+    ticks.set(member, ++tick)
     if (member.client !== undefined) {
       const set = byClient.get(member.client)
       if (set === undefined) byClient.set(member.client, new Set([member]))
@@ -111,17 +123,14 @@ export const make = <M extends Member>(limits: Limits): Registry<M> => {
   }
 
   const touch = (member: M) => {
-    if (!all.delete(member)) return
-    all.add(member)
-    const own = member.client === undefined ? undefined : byClient.get(member.client)
-    if (own !== undefined && own.delete(member)) own.add(member)
+    if (ticks.has(member)) ticks.set(member, ++tick)
   }
 
   return {
     admit,
     touch,
     remove,
-    size: () => all.size,
+    size: () => ticks.size,
     sizeOf: (client) => byClient.get(client)?.size ?? 0
   }
 }

@@ -128,10 +128,10 @@ export const make = (deps: Deps): Handshake => {
         return Replies.error(400, alreadyInFlight, {}, Array.isArray(body) ? null : requestIds[0]!)
       }
       s.active++
-      yield* sessions.touch(s)
-      const release = Effect.suspend(() => {
+      sessions.touch(s)
+      const release = Effect.sync(() => {
         s.active--
-        return sessions.touch(s)
+        sessions.touch(s)
       })
       const frame = Transport.frame(body, auth === undefined ? undefined : { auth })
       if (requestIds.length === 0) {
@@ -163,7 +163,7 @@ export const make = (deps: Deps): Handshake => {
       }
       const headers = { "mcp-session-id": s.id }
       if (isInit) {
-        const first = yield* Outbox.take(stream).pipe(Effect.onInterrupt(() => release))
+        const first = yield* Outbox.take(stream, release)
         if (s.revision === undefined) {
           // initialize failed: no session comes of it.
           yield* release
@@ -182,7 +182,7 @@ export const make = (deps: Deps): Handshake => {
       const found = sessions.lookup(request, auth)
       if (Either.isLeft(found)) return yield* elsewhere(request, found.left, undefined)
       const s = found.right
-      yield* sessions.touch(s)
+      sessions.touch(s)
       const headers = { ...Replies.sseHeaders, "mcp-session-id": s.id }
       const lastEventId = request.headers["last-event-id"]
       const parsed = lastEventId === undefined ? null : /^([gp]\d*)\.(-?\d+)$/.exec(lastEventId)
@@ -207,9 +207,9 @@ export const make = (deps: Deps): Handshake => {
         primingRetryMs: params.primingFor(s.revision),
         keepAlive: config.keepAlive,
         lifetime: params.lifetimeFor(s.revision),
-        onEnd: Effect.suspend(() => {
+        onEnd: Effect.sync(() => {
           if (target !== s.standalone && Outbox.isFinalTaken(target)) s.streams.delete(target.key)
-          return sessions.touch(s)
+          sessions.touch(s)
         })
       })
       return Replies.sse(body, headers)

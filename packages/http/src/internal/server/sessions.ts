@@ -32,8 +32,8 @@ export interface Sessions {
   ) => Effect.Effect<Either.Either<Session, Reply>>
   /** The session a request names (`Mcp-Session-Id`), or the refusal to answer. */
   readonly lookup: (request: Incoming, auth: Transport.AuthInfo | undefined) => Either.Either<Session, Reply>
-  /** Records activity on a session. */
-  readonly touch: (s: Session) => Effect.Effect<void>
+  /** Records activity on a session (in the caller's call: it reads the clock of the endpoint's maker). */
+  readonly touch: (s: Session) => void
   /** Ends a session: its connection, its streams and what the event store keeps of it. */
   readonly close: (s: Session) => Effect.Effect<void>
 }
@@ -58,12 +58,13 @@ export const make = (deps: Deps): Effect.Effect<Sessions, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { admission, directory, idleMs, rootScope, routing, server, store } = deps
     const sessions = new Map<string, Session>()
+    // Read once: touching a session (twice a POST) is then a plain call, no Effect of its own.
+    const clock = yield* Effect.clock
 
-    const touch = (s: Session) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        s.lastActivity = now
-        admission.limits.touch(s.slot)
-      })
+    const touch = (s: Session) => {
+      s.lastActivity = clock.unsafeCurrentTimeMillis()
+      admission.limits.touch(s.slot)
+    }
 
     const close = (s: Session) =>
       Effect.suspend(() => {
