@@ -48,7 +48,9 @@ export class ListenError extends Data.TaggedError("ListenError")<{ readonly caus
 /**
  * Reads a node request's body whole, refusing one larger than `limit` bytes (the shared body limit, fed node's
  * chunks). When something read the stream before the endpoint (a framework's body parser), its result `parsed` is the
- * body instead.
+ * body instead. The read has no canceller, which would make it an uninterruptible region (every POST of the "echo
+ * over HTTP" rows pays for one): the request's fiber is interrupted only when its connection closed or the server
+ * stops, and either way the request stream, with these listeners, goes with it.
  */
 const readText = (request: Http.IncomingMessage, parsed: unknown) => (limit: number) =>
   Effect.async<string, McpHttpServer.BodyTooLarge | McpHttpServer.BodyUnreadable>((resume) => {
@@ -90,7 +92,6 @@ const readText = (request: Http.IncomingMessage, parsed: unknown) => (limit: num
     request.on("data", onData)
     request.on("end", onEnd)
     request.on("error", onError)
-    return Effect.sync(stop)
   })
 
 /** A node request as the endpoint reads it (with the body a framework already read of it, if it did). */
@@ -128,19 +129,22 @@ const write = (response: Http.ServerResponse, reply: McpHttpServer.Reply): Effec
   )
 }
 
-/** What a request that failed leaves on the wire: a generic 500 if nothing was sent yet, else a cut connection. */
-const failed = (response: Http.ServerResponse, exit: Exit.Exit<void>) =>
-  Effect.suspend(() => {
-    if (Exit.isSuccess(exit) || response.writableEnded) return Effect.void
-    if (Cause.isInterruptedOnly(exit.cause) || response.headersSent) {
-      response.destroy()
-      return Effect.void
-    }
-    const text = Wire.errorBody(null, McpError.codes.InternalError, "Internal error")
-    response.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
-    response.end(text)
-    return Effect.logError("effect-mcp: the HTTP endpoint failed", exit.cause)
-  })
+/**
+ * What a request that failed leaves on the wire: a generic 500 if nothing was sent yet, else a cut connection; the
+ * defect to log, when there is one. It observes the request's fiber from outside (an `Effect.onExit` inside it would
+ * make every request, each of the "echo over HTTP" rows' calls, an uninterruptible region).
+ */
+const failed = (response: Http.ServerResponse, exit: Exit.Exit<void>): Cause.Cause<never> | undefined => {
+  if (Exit.isSuccess(exit) || response.writableEnded) return undefined
+  if (Cause.isInterruptedOnly(exit.cause) || response.headersSent) {
+    response.destroy()
+    return undefined
+  }
+  const text = Wire.errorBody(null, McpError.codes.InternalError, "Internal error")
+  response.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+  response.end(text)
+  return exit.cause
+}
 
 /**
  * Serves one node:http request. `parsedBody` is what a framework's body parser made of the body when it already
@@ -167,11 +171,11 @@ export const handler = (
     const handle = yield* McpHttpServer.handler(options)
     const runFork = yield* FiberSet.makeRuntime<never, void, never>()
     return (request, response, parsedBody) => {
-      const fiber = runFork(
-        Effect.flatMap(handle(incoming(request, parsedBody)), (reply) => write(response, reply)).pipe(
-          Effect.onExit((exit) => failed(response, exit))
-        )
-      )
+      const fiber = runFork(Effect.flatMap(handle(incoming(request, parsedBody)), (reply) => write(response, reply)))
+      fiber.addObserver((exit) => {
+        const defect = failed(response, exit)
+        if (defect !== undefined) runFork(Effect.logError("effect-mcp: the HTTP endpoint failed", defect))
+      })
       response.on("close", () => {
         if (!response.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
       })

@@ -42,11 +42,17 @@ export interface OutStream {
   /** Ends the attached writer when a newer one takes over. */
   evict: Deferred.Deferred<void> | undefined
   /**
+   * How many messages that are not final may wait for the reader, on a stream that applies backpressure (a POST's);
+   * undefined for one that drops its oldest instead (the standalone stream).
+   */
+  readonly window: number | undefined
+  /**
    * Room for messages that are not final, on a stream that applies backpressure: taken by each such push,
    * given back when a writer takes the message, so a handler that outruns its reader waits instead of
-   * filling memory. The final message never waits.
+   * filling memory. The final message never waits. Made for the stream's first message that is not final: most
+   * POSTs carry only their response (every call of the "echo over HTTP" rows), which never needs it.
    */
-  readonly credit: Effect.Semaphore | undefined
+  credit: Effect.Semaphore | undefined
 }
 
 /** How a stream bounds what waits for its reader. */
@@ -64,10 +70,9 @@ export const defaultWindow = 256
 
 /** Makes a stream. */
 export const make = (key: string, bound: Bound = { backpressure: defaultWindow }): Effect.Effect<OutStream> =>
-  Effect.gen(function*() {
-    const queue = "sliding" in bound ? yield* Queue.sliding<Item>(bound.sliding) : yield* Queue.unbounded<Item>()
-    const credit = "backpressure" in bound ? yield* Effect.makeSemaphore(bound.backpressure) : undefined
-    return {
+  Effect.map(
+    "sliding" in bound ? Queue.sliding<Item>(bound.sliding) : Queue.unbounded<Item>(),
+    (queue): OutStream => ({
       key,
       queue,
       pending: new Set(),
@@ -76,18 +81,30 @@ export const make = (key: string, bound: Bound = { backpressure: defaultWindow }
       finalTaken: false,
       attached: 0,
       evict: undefined,
-      credit
-    }
-  })
+      window: "backpressure" in bound ? bound.backpressure : undefined,
+      credit: undefined
+    })
+  )
 
 /** Queues a message on the stream, waiting for room unless it is final. */
 export const offer = (stream: OutStream, item: Item): Effect.Effect<void> =>
-  item.final || stream.credit === undefined
+  item.final || stream.window === undefined
     ? Queue.offer(stream.queue, item)
-    : stream.credit.take(1).pipe(Effect.zipRight(Queue.offer(stream.queue, item)))
+    : Effect.suspend(() => (stream.credit ??= Effect.unsafeMakeSemaphore(stream.window!)).take(1)).pipe(
+      Effect.zipRight(Queue.offer(stream.queue, item))
+    )
 
-/** Takes the stream's next item, waiting for one (a JSON answer reads its first item this way). */
-export const take = (stream: OutStream): Effect.Effect<Item> => Queue.take(stream.queue)
+/**
+ * Takes the stream's next item, waiting for one (a JSON answer reads its first item this way); `onInterrupt` runs if
+ * the wait is interrupted. An item that is already there (a handler that answered within its POST, as every call of
+ * the "echo over HTTP" rows does) is taken without the wait's interruptible region.
+ */
+export const take = (stream: OutStream, onInterrupt: Effect.Effect<void>): Effect.Effect<Item> =>
+  Effect.flatMap(
+    Queue.poll(stream.queue),
+    (item) =>
+      Option.isSome(item) ? Effect.succeed(item.value) : Effect.onInterrupt(Queue.take(stream.queue), () => onInterrupt)
+  )
 
 /** The seq the stream's next item gets (the event store keys what it keeps by it). */
 export const nextSeq = (stream: OutStream): number => stream.nextSeq++

@@ -59,7 +59,7 @@ export const make = (
     Effect.gen(function*() {
       const first = taken !== undefined || as === "sse"
         ? taken
-        : yield* Outbox.take(stream).pipe(Effect.onInterrupt(() => onEnd))
+        : yield* Outbox.take(stream, onEnd)
       // Every request of the POST was cancelled while its session lives: no response comes, so the answer is an
       // SSE stream that ends without an event (a JSON error here would read as the session's end).
       const cancelled = first !== undefined && Outbox.isEndMarker(first.message) && s !== undefined && !s.closed

@@ -27,29 +27,29 @@ export const make = (
   scopeCheck: ScopeCheck | undefined
 ) =>
 (request: Incoming): Effect.Effect<Reply> =>
-  Effect.gen(function*() {
-    const auth = yield* guard(request)
-    if (Either.isLeft(auth)) return auth.left
+  Effect.flatMap(guard(request), (auth) => {
+    if (Either.isLeft(auth)) return Effect.succeed(auth.left)
     const version = request.headers["mcp-protocol-version"]
     switch (request.method) {
       case "POST": {
         const accept = Media.accepted(request.headers["accept"])
-        if (!accept.json && !accept.sse) return Replies.notAcceptable
-        if (!Media.isJson(request.headers["content-type"])) return Replies.unsupportedMediaType
-        const parsed = yield* jsonBody(request)
-        if (Either.isLeft(parsed)) return parsed.left
-        const body = parsed.right
-        const refused = scopeCheck?.(body, auth.right)
-        if (refused !== undefined) return refused
-        return yield* (Era.isStatelessPost(body, version)
-          ? statelessPost(request, body, auth.right, accept)
-          : handshake.post(request, body, auth.right, accept))
+        if (!accept.json && !accept.sse) return Effect.succeed(Replies.notAcceptable)
+        if (!Media.isJson(request.headers["content-type"])) return Effect.succeed(Replies.unsupportedMediaType)
+        return Effect.flatMap(jsonBody(request), (parsed) => {
+          if (Either.isLeft(parsed)) return Effect.succeed(parsed.left)
+          const body = parsed.right
+          const refused = scopeCheck?.(body, auth.right)
+          if (refused !== undefined) return Effect.succeed(refused)
+          return Era.isStatelessPost(body, version)
+            ? statelessPost(request, body, auth.right, accept)
+            : handshake.post(request, body, auth.right, accept)
+        })
       }
       case "GET":
-        return Era.isStatelessHeader(version) ? notUnderStateless : yield* handshake.get(request, auth.right)
+        return Era.isStatelessHeader(version) ? Effect.succeed(notUnderStateless) : handshake.get(request, auth.right)
       case "DELETE":
-        return Era.isStatelessHeader(version) ? notUnderStateless : yield* handshake.delete(request, auth.right)
+        return Era.isStatelessHeader(version) ? Effect.succeed(notUnderStateless) : handshake.delete(request, auth.right)
       default:
-        return notAllowed
+        return Effect.succeed(notAllowed)
     }
   })

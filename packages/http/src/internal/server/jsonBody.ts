@@ -14,12 +14,12 @@ export const make = (maxBody: number): JsonBody => {
   const tooLarge = Replies.error(413, McpError.serverError(`Payload too large: the limit is ${maxBody} bytes`))
   const unreadable = Replies.error(400, new McpError.ParseError({ message: "Parse error: the body could not be read" }))
   return (request) =>
-    Effect.gen(function*() {
-      const text = yield* Effect.either(request.readText(maxBody))
-      if (Either.isLeft(text)) return Either.left(text.left._tag === "BodyTooLarge" ? tooLarge : unreadable)
-      const parsed = Wire.parseJson(text.right)
-      return Either.isLeft(parsed)
-        ? Either.left(Replies.error(400, new McpError.ParseError({ message: `Parse error: ${parsed.left}` })))
-        : Either.right(parsed.right)
+    Effect.match(request.readText(maxBody), {
+      onFailure: (error) => Either.left(error._tag === "BodyTooLarge" ? tooLarge : unreadable),
+      onSuccess: (text) =>
+        Either.mapLeft(
+          Wire.parseJson(text),
+          (reason) => Replies.error(400, new McpError.ParseError({ message: `Parse error: ${reason}` }))
+        )
     })
 }

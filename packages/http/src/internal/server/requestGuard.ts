@@ -44,15 +44,15 @@ export const make = (config: Config): RequestGuard => {
   const checkDoor = door(config)
   const metadataUrl = options.protectedResource === undefined ? undefined : Metadata.url(options.protectedResource)
   const authenticate = options.authenticate
-  return (request) =>
-    Effect.gen(function*() {
-      const refused = checkDoor(request)
-      if (refused !== undefined) return Either.left(refused)
-      if (authenticate === undefined) return Either.right(undefined)
-      const auth = yield* Effect.either(authenticate(request))
-      if (Either.isRight(auth)) return Either.right(auth.right)
-      return Either.left(
-        auth.left._tag === "AuthUnavailable" ? Auth.unavailable(auth.left) : Auth.challenge(auth.left, metadataUrl)
-      )
+  const anonymous = Effect.succeed(Either.right(undefined))
+  return (request) => {
+    const refused = checkDoor(request)
+    if (refused !== undefined) return Effect.succeed(Either.left(refused))
+    if (authenticate === undefined) return anonymous
+    return Effect.match(authenticate(request), {
+      onSuccess: (auth) => Either.right(auth),
+      onFailure: (error) =>
+        Either.left(error._tag === "AuthUnavailable" ? Auth.unavailable(error) : Auth.challenge(error, metadataUrl))
     })
+  }
 }
