@@ -51,7 +51,10 @@ const refreshTools = (client: State.ClientState, meta: unknown) =>
     }
   })
 
-/** Sends request `request` and hands its answer to the engine; `rev` is its revision when it is sent statelessly. */
+/**
+ * Sends request `request` and hands its answer to the engine; `rev` is its revision when it is sent statelessly. Run
+ * it with `forget` observing its fiber.
+ */
 export const exchange = (
   client: State.ClientState,
   request: JsonRpc.Request,
@@ -122,7 +125,14 @@ export const exchange = (
       }
       return yield* Inbound.lost(client, id, ended, Either.isLeft(read) ? read.left.cause : undefined)
     }
-  }).pipe(Effect.ensuring(Effect.sync(() => {
-    client.answered.delete(request.id)
-    client.stateless.delete(request.id)
-  })))
+  })
+
+/**
+ * Forgets what the transport kept of request `id` once its exchange's fiber has ended, however it ended: an observer
+ * of that fiber, where an `Effect.ensuring` inside it would make every exchange (each call of the "echo over HTTP"
+ * rows) an uninterruptible region.
+ */
+export const forget = (client: State.ClientState, id: JsonRpc.RequestId) => (): void => {
+  client.answered.delete(id)
+  client.stateless.delete(id)
+}

@@ -19,38 +19,47 @@ export const statelessRevision = (message: unknown): string | undefined => {
 }
 
 /** The headers of one request carrying `message` (none for a GET or DELETE); `withSession` adds the session id. */
-export const headersFor = (client: ClientState, message: unknown, withSession: boolean) =>
-  Effect.gen(function*() {
-    const options = client.options
-    const token = options.token === undefined ? undefined : yield* options.token
-    const headers: Record<string, string> = {
-      ...options.headers,
-      accept: "application/json, text/event-stream"
-    }
-    if (token !== undefined) headers["authorization"] = `Bearer ${token}`
-    const rev = statelessRevision(message)
-    if (rev !== undefined) {
-      const m = Json.record(message)
-      headers["mcp-protocol-version"] = rev
-      if (typeof m.method === "string") {
-        headers["mcp-method"] = m.method
-        const field = Wire.namedMethods[m.method]
-        const value = field === undefined ? undefined : Json.record(m.params)[field]
-        if (value !== undefined) headers["mcp-name"] = Wire.encodeHeaderValue(String(value))
-        if (m.method === "tools/call") {
-          for (const param of client.mirrored.get(String(value)) ?? []) {
-            const mirroredValue = ParamHeaders.valueAt(Json.record(m.params).arguments, param.path)
-            const header = mirroredValue === undefined ? undefined : ParamHeaders.headerValue(mirroredValue)
-            if (header !== undefined) headers[`mcp-param-${param.name.toLowerCase()}`] = header
-          }
+export const headersFor = (
+  client: ClientState,
+  message: unknown,
+  withSession: boolean
+): Effect.Effect<Record<string, string>> => {
+  const token = client.options.token
+  // Without a token (every call of the "echo over HTTP" rows) the headers are made in the caller's call.
+  return token === undefined
+    ? Effect.succeed(headersWith(client, message, withSession, undefined))
+    : Effect.map(token, (value) => headersWith(client, message, withSession, value))
+}
+
+const headersWith = (client: ClientState, message: unknown, withSession: boolean, token: string | undefined) => {
+  const headers: Record<string, string> = {
+    ...client.options.headers,
+    accept: "application/json, text/event-stream"
+  }
+  if (token !== undefined) headers["authorization"] = `Bearer ${token}`
+  const rev = statelessRevision(message)
+  if (rev !== undefined) {
+    const m = Json.record(message)
+    headers["mcp-protocol-version"] = rev
+    if (typeof m.method === "string") {
+      headers["mcp-method"] = m.method
+      const field = Wire.namedMethods[m.method]
+      const value = field === undefined ? undefined : Json.record(m.params)[field]
+      if (value !== undefined) headers["mcp-name"] = Wire.encodeHeaderValue(String(value))
+      if (m.method === "tools/call") {
+        for (const param of client.mirrored.get(String(value)) ?? []) {
+          const mirroredValue = ParamHeaders.valueAt(Json.record(m.params).arguments, param.path)
+          const header = mirroredValue === undefined ? undefined : ParamHeaders.headerValue(mirroredValue)
+          if (header !== undefined) headers[`mcp-param-${param.name.toLowerCase()}`] = header
         }
       }
-      return headers
     }
-    if (withSession && client.sessionId !== undefined) headers["mcp-session-id"] = client.sessionId
-    if (client.protocolVersion !== undefined) headers["mcp-protocol-version"] = client.protocolVersion
     return headers
-  })
+  }
+  if (withSession && client.sessionId !== undefined) headers["mcp-session-id"] = client.sessionId
+  if (client.protocolVersion !== undefined) headers["mcp-protocol-version"] = client.protocolVersion
+  return headers
+}
 
 /** Runs one HTTP exchange; its failure is the transport's `Failed`. */
 export const execute = (client: ClientState, request: McpHttpClient.OutgoingRequest) =>

@@ -28,7 +28,8 @@ export const send = (
       if (rev !== undefined) client.stateless.set(request.id, request.method)
       if (request.method === "initialize") client.initialize = request
       client.answered.delete(request.id)
-      yield* FiberMap.run(client.exchanges, request.id, Exchange.exchange(client, request, rev))
+      const fiber = yield* FiberMap.run(client.exchanges, request.id, Exchange.exchange(client, request, rev))
+      fiber.addObserver(Exchange.forget(client, request.id))
       return
     }
     const m = Json.record(message)
