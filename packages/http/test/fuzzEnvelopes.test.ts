@@ -1,5 +1,6 @@
 /**
- * Fuzz over Streamable HTTP, the envelopes: 10,000 generated POSTs (fast-check, fixed seed) into a real server child
+ * Fuzz over Streamable HTTP, the envelopes: 10,000 generated POSTs (fast-check, fixed seed; `EFFECT_MCP_FUZZ_FRAMES`
+ * sets how many) into a real server child
  * (`examples/everything --http`), in a 2025-11-25 session and statelessly under 2026-07-28: random text,
  * truncated and deeply nested JSON, bad envelopes and ids, wrong params for every method, unknown and huge
  * methods, huge strings, responses with unknown ids, unknown notifications, headers that contradict the body.
@@ -16,6 +17,7 @@ import { adapter } from "./helpers.js"
 
 const everything = fileURLToPath(new URL("../../../examples/everything/dist/main.js", import.meta.url))
 const FRAMES = Number(process.env.EFFECT_MCP_FUZZ_FRAMES ?? 10_000)
+const HOW_MANY = FRAMES.toLocaleString("en")
 const IN_FLIGHT = 16
 
 /** What a POST must get back. */
@@ -220,7 +222,7 @@ const baseHeaders = { "content-type": "application/json", accept: "application/j
 
 // The server is a child process whatever the adapter: the http-platform and http-web projects would only run it again.
 it.skipIf(adapter !== "node")(
-  "10,000 generated POSTs: every request gets its error code and id, the server keeps serving",
+  `${HOW_MANY} generated POSTs: every request gets its error code and id, the server keeps serving`,
   async () => {
     const makers = fc.sample(post, { numRuns: FRAMES, seed: 2026 })
     const posts = makers.map((make, i) => make(i + 100))

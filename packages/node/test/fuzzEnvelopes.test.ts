@@ -1,5 +1,6 @@
 /**
- * Fuzz over stdio, the envelopes: 10,000 generated frames (fast-check, fixed seed) into a real server child
+ * Fuzz over stdio, the envelopes: 10,000 generated frames (fast-check, fixed seed; `EFFECT_MCP_FUZZ_FRAMES` sets
+ * how many) into a real server child
  * (`examples/everything/dist/main.js --stdio`): random text, truncated and deeply nested whole frames, bad envelopes
  * and ids, a few wrong params, unknown methods, huge strings, responses with unknown ids, unknown notifications.
  * Every request gets its exact error code with its id, nothing else gets an answer, the process keeps serving and
@@ -12,6 +13,7 @@ import { startStdioPeer } from "./fuzzPeer.js"
 
 const everything = fileURLToPath(new URL("../../../examples/everything/dist/main.js", import.meta.url))
 const FRAMES = Number(process.env.EFFECT_MCP_FUZZ_FRAMES ?? 10_000)
+const HOW_MANY = FRAMES.toLocaleString("en")
 
 type Expect =
   | { readonly kind: "error"; readonly id: string | number | null; readonly code: number }
@@ -116,7 +118,7 @@ const frame: fc.Arbitrary<(n: number) => Frame> = fc.oneof(
   fc.constant((n: number) => ({ text: request(n, "ping"), expect: { kind: "result" as const, id: n } }))
 )
 
-it("10,000 generated frames: every request gets its error code and id, the server keeps serving", async () => {
+it(`${HOW_MANY} generated frames: every request gets its error code and id, the server keeps serving`, async () => {
   const makers = fc.sample(frame, { numRuns: FRAMES, seed: 2026 })
   const frames = makers.map((make, i) => make(i + 100))
   const peer = startStdioPeer([everything, "--stdio"])
