@@ -4,19 +4,21 @@
 //
 // What runs where (CI's budget is 30 minutes on a 2-core machine; README's `npm test`):
 // - Node 20 (`npm test`'s own vitest run): every project and every file, the generated-value tests in full.
-// - Node 22 and Node 24 (this script): every project that stands on Node's APIs runs on both (node, http, cli,
-//   auth, host, redis, ai and every example's), and the generated-value tests, which push thousands of values
-//   through the same V8 code on every Node, run a prefix of Node 20's values (same seeds): the envelope fuzzers
-//   (http's and node's fuzzEnvelopes) 1,000 frames instead of 10,000 (`EFFECT_MCP_FUZZ_FRAMES`), the schema-driven
-//   fuzzers (http's and node's fuzz) 30 requests a revision instead of 150 (`EFFECT_MCP_FUZZ_SCHEMA_FRAMES`). To fit
-//   the budget, four projects run on one of the two (so on two Nodes of three): the HTTP suite's reruns on the other
-//   adapters, `http-platform` (@effect/platform's server) on 22 and `http-web` (the fetch handler, on Node's own
-//   Request/Response/streams) on 24, and the in-memory projects, `core` on 22 and `schema` on 24 (schema's property
-//   tests, properties.test.ts, are left out there: with fewer values their "at least half of a type's values encode"
-//   rule would judge the sample, not the Node).
-// Measured on a loaded machine (Node 24, the whole suite less the property tests and envelope fuzzers): 1,086 CPU
-// seconds, http's three projects 390 of them, core 84, schema 31; on an idle 2-core machine that is at least 540 s a
-// Node, which with Node 20's 624 s and the rest of `npm test` (about 2 minutes) would be about 31 minutes.
+// - Node 22 and Node 24 (this script): the projects that stand most on Node's own APIs run on both: `node` (child
+//   processes, stdio, signals), `http` (node:http, sockets, fetch) and `cli` (the bundled command, its code cache).
+//   Every other project runs on one of the two, so on two Nodes of three: on 22 the HTTP suite on @effect/platform's
+//   server (`http-platform`), `interop`, `host`, `auth`, `ai`, `agent`, `login` and `demo`; on 24 the HTTP suite on the
+//   fetch handler (`http-web`, Node's own Request/Response/streams), `core`, `schema`, `everything`, `scenarios`,
+//   `redis`, `cluster`, `bundled` and `scripts`. The generated-value tests, which push thousands of values through the
+//   same V8 code on every Node, run a prefix of Node 20's values (same seeds): the envelope fuzzers (http's and node's
+//   fuzzEnvelopes) 1,000 frames instead of 10,000 (`EFFECT_MCP_FUZZ_FRAMES`), the schema-driven fuzzers 30 requests a
+//   revision instead of 150 (`EFFECT_MCP_FUZZ_SCHEMA_FRAMES`); schema's property tests (properties.test.ts) are left
+//   out: with fewer values their "at least half of a type's values encode" rule would judge the sample, not the Node.
+// Why not everything on both: measured on a loaded machine (Node 24, the whole suite less the property tests and
+// envelope fuzzers), 1,086 CPU seconds: on an idle 2-core machine at least 540 s a Node, which with Node 20's 624 s
+// and the rest of `npm test` would be over 31 minutes. Most of a file's cost is loading the sources again in every
+// file (about 3 CPU s; vitest's isolation); `--no-isolate` would cut it, but needs a project-by-project check of the
+// leak and handle tests first.
 // `ALL=1` runs every project, and the generated-value tests in full, on both.
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
@@ -27,21 +29,21 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs")
 const full = process.env.ALL === "1"
 
-/** The projects that run on one of 22 and 24 only (on the other, by the budget), by the Node that leaves each out. */
-const leftOut = { "22": ["http-web", "schema"], "24": ["http-platform", "core"] }
+/** The vitest projects (vitest.workspace.ts) run on both 22 and 24. */
+const onBoth = ["node", "http", "cli"]
 
-/** The vitest projects (vitest.workspace.ts), each by its name. */
-const projects = [
-  "schema", "core", "http", "http-platform", "http-web", "auth", "node", "host", "ai", "redis", "cli",
-  "agent", "bundled", "cluster", "demo", "everything", "interop", "login", "scenarios", "scripts"
-]
+/** The vitest projects run on one of 22 and 24 only, by that Node (every project is in one list or `onBoth`). */
+const onOne = {
+  "22": ["http-platform", "interop", "host", "auth", "ai", "agent", "login", "demo"],
+  "24": ["http-web", "core", "schema", "everything", "scenarios", "redis", "cluster", "bundled", "scripts"]
+}
 
 /** vitest's filters on Node `version` (`ALL=1`: every project, every file). */
 export const filters = (version) => [
   // As `npm test`'s run on Node 20: vitest's default on a 2-core machine is one worker in all.
   "--maxWorkers=2",
   ...(full ? [] : [
-    ...projects.filter((p) => !(leftOut[version] ?? []).includes(p)).map((p) => `--project=${p}`),
+    ...[...onBoth, ...(onOne[version] ?? [])].map((p) => `--project=${p}`),
     // Globs are relative to each project's folder: this is schema's, the only properties.test.ts.
     "--exclude=**/properties.test.ts"
   ])
