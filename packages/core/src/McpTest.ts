@@ -14,19 +14,17 @@ import * as Transport from "./Transport.js"
 /** The client options tests use unless told otherwise. */
 export const defaultClient: McpClient.Options = { name: "effect-mcp-test-client", version: "0.0.0" }
 
-/** Builds the server, serves it on one end of an in-memory pair, and returns the other end with the server. */
+/**
+ * Builds the server and starts its session on one end of an in-memory pair (`McpServer.connect`: the session waits
+ * for frames without a fiber of its own), and returns the other end with the server.
+ */
 const served = <E, R>(server: Layer.Layer<McpServer.McpServer, E, R>) =>
   Effect.gen(function*() {
     const pair = yield* InMemoryTransport.makePair
     const context = yield* Layer.build(server)
-    // Served from a fiber of its own, as `McpServer.serve`: a session made with `McpServer.connect` here (in the
-    // Layer's building fiber) saves that fiber's 11 KB, but then a process whose only fibers are the callers' (a
-    // `runPromise` per call) empties Effect's global Set of root fibers after every call, and each call cost about
-    // 1.5× as much (docs/benchmarks.md, "Objects, not closures", on `connect`).
-    yield* McpServer.serve.pipe(
+    yield* McpServer.connect.pipe(
       Effect.provideService(McpServer.McpServer, Context.get(context, McpServer.McpServer)),
-      Effect.provideService(Transport.Transport, pair.server),
-      Effect.forkScoped
+      Effect.provideService(Transport.Transport, pair.server)
     )
     return { client: pair.client, context }
   })
