@@ -1,10 +1,14 @@
 // Workload: in-memory tools/call round trips, effect-mcp against @modelcontextprotocol/sdk 1.32's
 // InMemoryTransport, interleaved in one run. Reports calls per second and CPU µs per call, sequential
 // and 64 in flight, as medians of several runs, with the same-run ratio (ours / theirs for calls/s).
+// The heap rows (a live pair's heap, growth per call) also measure SDK v2 (@modelcontextprotocol/server and client
+// 2.4, column "sdk 2.4"), so that issue 32's goals are ratios of one run.
 import { InMemoryTransport as OurInMemory, McpClient, McpServer, McpTest, Tool, Transport } from "@effect-mcp/core"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer as SdkServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { Client as Client2, InMemoryTransport as InMemory2 } from "@modelcontextprotocol/client"
+import { McpServer as Server2 } from "@modelcontextprotocol/server"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -19,7 +23,9 @@ import { z } from "zod"
 setFlagsFromString("--expose-gc")
 const gc = runInNewContext("gc")
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 1000)
-const GROWTH_CALLS = Number(process.env.BENCH_GROWTH_CALLS ?? 100_000)
+const GROWTH_CALLS = Number(process.env.BENCH_GROWTH_CALLS ?? 200_000)
+const GROWTH_WARMUP = Number(process.env.BENCH_GROWTH_WARMUP ?? 100_000)
+const GROWTH_CHECKPOINTS = 10
 
 /** The heap after full collections. */
 const settledHeap = () => {
@@ -130,6 +136,25 @@ const theirs = async () => {
   }
 }
 
+/** SDK v2 (2.4)'s pair, as its README builds one: an McpServer with the tool, linked in memory to a Client. */
+const sdk2 = async () => {
+  const server = new Server2({ name: "bench", version: "1" })
+  server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
+    content: [{ type: "text", text }]
+  }))
+  const [clientTransport, serverTransport] = InMemory2.createLinkedPair()
+  await server.connect(serverTransport)
+  const client = new Client2({ name: "bench-client", version: "1" })
+  await client.connect(clientTransport)
+  return {
+    call: () => client.callTool({ name: "echo", arguments: { text: "hello" } }),
+    close: async () => {
+      await client.close()
+      await server.close()
+    }
+  }
+}
+
 /** Heap bytes per live client+server pair, with PAIRS pairs connected at once (and idle: their sweeps are over). */
 const heapPerPair = async (make) => {
   const before = settledHeap()
@@ -142,15 +167,26 @@ const heapPerPair = async (make) => {
   return (after - before) / PAIRS
 }
 
-/** Heap growth in bytes per call over GROWTH_CALLS sequential calls on one pair (after a warm-up). */
+/**
+ * Steady heap growth in bytes per call on one pair: after GROWTH_WARMUP calls (SDK v2 drops about 0.7 MB it held
+ * after a shorter warm-up, which read as -3 to -4 B/call), the settled heap (full collections) at GROWTH_CHECKPOINTS + 1
+ * points over GROWTH_CALLS sequential calls, and the least-squares slope through them: one checkpoint's noise (V8
+ * flushing and recompiling bytecode moves the settled heap by up to 0.8 MB between two of them) weighs little, and a
+ * leak shows as a slope.
+ */
 const growthPerCall = async (make) => {
   const peer = await make()
-  for (let i = 0; i < 10_000; i++) await peer.call()
-  const before = settledHeap()
-  for (let i = 0; i < GROWTH_CALLS; i++) await peer.call()
-  const after = settledHeap()
+  for (let i = 0; i < GROWTH_WARMUP; i++) await peer.call()
+  const step = Math.ceil(GROWTH_CALLS / GROWTH_CHECKPOINTS)
+  const points = [[0, settledHeap()]]
+  for (let k = 1; k <= GROWTH_CHECKPOINTS; k++) {
+    for (let i = 0; i < step; i++) await peer.call()
+    points.push([k * step, settledHeap()])
+  }
   await peer.close()
-  return (after - before) / GROWTH_CALLS
+  const mx = points.reduce((a, [x]) => a + x, 0) / points.length
+  const my = points.reduce((a, [, y]) => a + y, 0) / points.length
+  return points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / points.reduce((a, [x]) => a + (x - mx) ** 2, 0)
 }
 
 /** Runs the workload and returns its rows. */
@@ -186,10 +222,10 @@ export const run = async () => {
     }
   }
   const heapRows = []
-  const pair = { ours: [], theirs: [] }
+  const pair = { ours: [], theirs: [], sdk2: [] }
   const connection = []
   const values = []
-  const growth = { ours: [], theirs: [] }
+  const growth = { ours: [], theirs: [], sdk2: [] }
   const registryScope = Effect.runSync(Scope.make())
   const registry = Context.get(
     await Effect.runPromise(Layer.buildWithScope(
@@ -203,7 +239,7 @@ export const run = async () => {
     McpServer.McpServer
   )
   for (let i = 0; i < Math.max(1, Math.ceil(RUNS / 2)); i++) {
-    for (const [who, make] of [["ours", () => ours()], ["theirs", theirs]]) {
+    for (const [who, make] of [["ours", () => ours()], ["theirs", theirs], ["sdk2", sdk2]]) {
       pair[who].push(await heapPerPair(make))
       growth[who].push(await growthPerCall(make))
     }
@@ -212,33 +248,42 @@ export const run = async () => {
   }
   await Effect.runPromise(Scope.close(registryScope, Exit.void))
   const kb = (b) => `${(b / 1024).toFixed(1)} KB`
-  const o = median(pair.ours)
   const t = median(pair.theirs)
-  heapRows.push({
-    workload: `in-memory heap per live client+server pair (${PAIRS} pairs), ours built with Layers (McpTest.layer)`,
+  const t2 = median(pair.sdk2)
+  const heapRow = (workload, o) => ({
+    workload,
     ours: kb(o),
     theirs: kb(t),
-    ratio: `${(o / t).toFixed(2)}× the heap`
+    "sdk 2.4": kb(t2),
+    ratio: `${(o / t).toFixed(2)}× sdk 1.32's heap, ${(o / t2).toFixed(2)}× sdk 2.4's`
   })
-  const v = median(values)
+  heapRows.push(
+    heapRow(
+      `in-memory heap per live client+server pair (${PAIRS} pairs), ours built with Layers (McpTest.layer)`,
+      median(pair.ours)
+    )
+  )
+  heapRows.push(
+    heapRow(
+      `in-memory heap per live client+server pair (${PAIRS} pairs), ours built from values (make, connect)`,
+      median(values)
+    )
+  )
+  heapRows.push(
+    heapRow(
+      `in-memory heap per live connection of one running server, client + session (${PAIRS}; the SDKs: their pair)`,
+      median(connection)
+    )
+  )
+  const perCall = (xs) => `${median(xs).toFixed(2)} B/call`
   heapRows.push({
-    workload: `in-memory heap per live client+server pair (${PAIRS} pairs), ours built from values (make, connect)`,
-    ours: kb(v),
-    theirs: kb(t),
-    ratio: `${(v / t).toFixed(2)}× the heap`
-  })
-  const c = median(connection)
-  heapRows.push({
-    workload: `in-memory heap per live connection of one running server, client + session (${PAIRS}; the SDK: its pair)`,
-    ours: kb(c),
-    theirs: kb(t),
-    ratio: `${(c / t).toFixed(2)}× the heap`
-  })
-  heapRows.push({
-    workload: `in-memory heap growth over ${GROWTH_CALLS} calls`,
-    ours: `${median(growth.ours).toFixed(2)} B/call`,
-    theirs: `${median(growth.theirs).toFixed(2)} B/call`,
-    ratio: ""
+    workload: `in-memory steady heap growth: slope over ${GROWTH_CALLS} calls after ${GROWTH_WARMUP} (median of ${
+      growth.ours.length
+    } runs)`,
+    ours: perCall(growth.ours),
+    theirs: perCall(growth.theirs),
+    "sdk 2.4": perCall(growth.sdk2),
+    ratio: `goal: at most 1 B/call (runs: ours ${growth.ours.map((g) => g.toFixed(2)).join(", ")})`
   })
   return [...heapRows, ...rows]
 }
