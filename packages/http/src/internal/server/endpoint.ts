@@ -48,7 +48,9 @@ export const make = (
       case "GET":
         return Era.isStatelessHeader(version) ? Effect.succeed(notUnderStateless) : handshake.get(request, auth.right)
       case "DELETE":
-        return Era.isStatelessHeader(version) ? Effect.succeed(notUnderStateless) : handshake.delete(request, auth.right)
+        return Era.isStatelessHeader(version)
+          ? Effect.succeed(notUnderStateless)
+          : handshake.delete(request, auth.right)
       default:
         return Effect.succeed(notAllowed)
     }
