@@ -3,7 +3,8 @@
 // - spawn + initialize of an echo server written as each README shows (ours: examples/bundled, plain `tsc` output
 //   and bundled with esbuild as docs/bundling.md shows, run by its launcher with V8's code cache, which the discarded
 //   first round saves, and without it; the SDKs: scripts/bench/fixtures), timed from spawn to the `initialize`
-//   response line, against the floor: a bare node child's first reply;
+//   response line, against the floor: a bare node child's first reply, and the Effect floor: a child that first
+//   imports the modules of `effect` the README's server imports, unbundled (what any unbundled Effect program pays);
 // - the heap in use of each of those servers after start-up (after a GC, read through an IPC preload);
 // - the `effect-mcp` command: `--version`, and `call echo` against the bundled echo server, against `node -e 0`.
 import { spawn } from "node:child_process"
@@ -19,6 +20,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 const servers = {
   floor: ["-e", "process.stdin.once('data', () => process.stdout.write('{}\\n'))"],
+  effect: [join(fixtures, "effect-floor.mjs")],
   ours: [join(root, "examples", "bundled", "dist", "main.js")],
   bundled: [join(root, "examples", "bundled", "dist", "server.mjs")],
   uncached: [join(root, "examples", "bundled", "dist", "server.cjs")],
@@ -73,11 +75,13 @@ export const run = async () => {
       const { ms, heap } = await spawnInitialize(args)
       if (i === 0) continue
       spawned[who].ms.push(ms)
-      if (who !== "floor") spawned[who].heap.push(heap)
+      if (who !== "floor" && who !== "effect") spawned[who].heap.push(heap)
     }
   }
   const ms = Object.fromEntries(Object.entries(spawned).map(([who, s]) => [who, median(s.ms)]))
-  const mb = Object.fromEntries(Object.entries(spawned).map(([who, s]) => [who, median(s.heap) / 2 ** 20]))
+  const mb = Object.fromEntries(
+    Object.entries(spawned).filter(([, s]) => s.heap.length > 0).map(([who, s]) => [who, median(s.heap) / 2 ** 20])
+  )
   const rows = [{
     workload: "spawn + initialize over stdio, an echo server as each README shows (floor: a bare node child's reply)",
     ours: `${ms.ours.toFixed(0)} ms, bundled ${ms.bundled.toFixed(0)} ms (without the code cache ${
@@ -85,9 +89,10 @@ export const run = async () => {
     } ms)`,
     "sdk 1.32": `${ms.v1.toFixed(0)} ms`,
     "sdk 2.4": `${ms.v2.toFixed(0)} ms`,
-    floor: `${ms.floor.toFixed(0)} ms`,
+    floor: `${ms.floor.toFixed(0)} ms (importing effect's modules first: ${ms.effect.toFixed(0)} ms)`,
     ratio: `${(ms.v1 / ms.ours).toFixed(2)}× (bundled ${(ms.v1 / ms.bundled).toFixed(2)}×) faster than sdk 1.32; ` +
-      `${(ms.ours / ms.floor).toFixed(1)}× (bundled ${(ms.bundled / ms.floor).toFixed(1)}×) the floor`
+      `${(ms.ours / ms.floor).toFixed(1)}× (bundled ${(ms.bundled / ms.floor).toFixed(1)}×) the floor; ` +
+      `unbundled ${(ms.ours - ms.effect).toFixed(0)} ms beyond the Effect floor`
   }, {
     workload: "heap in use after start-up (after a GC), the same servers",
     ours: `${mb.ours.toFixed(1)} MB, bundled ${mb.bundled.toFixed(1)} MB (without the code cache ${
