@@ -1,7 +1,7 @@
 /**
  * The stdio client transport: spawns an MCP server as a child process (detached, so that it leads
- * its own process group) and speaks newline-delimited JSON on its stdin and stdout, as a scoped
- * resource providing core's Transport.
+ * its own process group), or adopts one started ahead (`PrespawnedChild`), and speaks newline-delimited
+ * JSON on its stdin and stdout, as a scoped resource providing core's Transport.
  *
  * - Closing the scope ends the child and its whole process tree: stdin is closed first (a
  *   well-behaved server exits on EOF), then the group gets SIGTERM, then SIGKILL, each step after
@@ -27,21 +27,10 @@ import * as ProcessGroup from "./internal/processGroup.js"
 import * as LineReader from "./internal/readable.js"
 import * as Spawn from "./internal/spawn.js"
 import * as Writer from "./internal/writer.js"
+import type * as PrespawnedChild from "./PrespawnedChild.js"
 
-/** How to start and supervise the server process. */
-export interface Options {
-  /** The program to run (looked up on PATH). */
-  readonly command: string
-  /** Its arguments. */
-  readonly args?: ReadonlyArray<string>
-  /** Environment variables to set (`undefined` unsets one). */
-  readonly env?: Readonly<Record<string, string | undefined>>
-  /** Whether the child starts from this process's environment (default true). */
-  readonly inheritEnv?: boolean
-  /** The working directory of the child. */
-  readonly cwd?: string
-  /** What becomes of the child's stderr: forwarded to the logger (default), passed through, or dropped (its tail still kept for error reports). */
-  readonly stderr?: "log" | "inherit" | "ignore"
+/** How to supervise the server process, whoever started it. */
+export interface Supervision {
   /** The log level of forwarded stderr lines (default "info"). */
   readonly stderrLevel?: "debug" | "info"
   /** How many of the last stderr lines are kept for error reports (default 20). */
@@ -51,6 +40,9 @@ export interface Options {
   /** The longest line of stdout accepted, in bytes (default 64 MiB). */
   readonly maxLineBytes?: number
 }
+
+/** How to start and supervise the server process (what to start: `PrespawnedChild.SpawnOptions`). */
+export interface Options extends PrespawnedChild.SpawnOptions, Supervision {}
 
 /** How the child ended. */
 export interface ChildExit {
@@ -125,21 +117,31 @@ const waitUntil = (done: () => boolean, ms: number): Effect.Effect<boolean> =>
 
 /** Starts the server process; closing the scope ends it and everything it started. */
 export const make = (options: Options): Effect.Effect<StdioClient, Transport.TransportError, Scope.Scope> =>
+  supervise(Spawn.start(options), options, options)
+
+/**
+ * Speaks to a server process started ahead with `PrespawnedChild.spawn` (its stderr as its options said), exactly as
+ * `make` to one it starts: what the child did before (started or failed to, wrote, exited) is replayed, and closing
+ * the scope ends it and everything it started. Fails when the child could not be started or was adopted already.
+ */
+export const adopt = (
+  child: PrespawnedChild.PrespawnedChild,
+  supervision: Supervision = {}
+): Effect.Effect<StdioClient, Transport.TransportError, Scope.Scope> =>
+  supervise(Spawn.adopt(() => child), child.options, supervision)
+
+const supervise = (
+  started: Effect.Effect<Spawn.Child, Transport.TransportError, Scope.Scope>,
+  spawned: PrespawnedChild.SpawnOptions,
+  options: Supervision
+): Effect.Effect<StdioClient, Transport.TransportError, Scope.Scope> =>
   Effect.gen(function*() {
     const graceMs = Duration.toMillis(options.gracePeriod ?? Duration.seconds(2))
     const tailSize = options.stderrTailLines ?? 20
-    const stderrMode = options.stderr ?? "log"
-    const args = options.args ?? []
-    const name = [options.command, ...args].join(" ")
+    const stderrMode = spawned.stderr ?? "log"
+    const name = Spawn.describe(spawned)
 
-    const child = yield* Spawn.start({
-      command: options.command,
-      args,
-      env: options.env,
-      inheritEnv: options.inheritEnv !== false,
-      cwd: options.cwd,
-      inheritStderr: stderrMode === "inherit"
-    }, name)
+    const child = yield* started
     const pid = child.pid
 
     // ---------- stderr: forwarded line by line, the tail kept ----------
@@ -260,3 +262,10 @@ const pipe: Transport.Description = { networkTransport: "pipe" }
 /** The Transport to a server process started from `options`; closing the Layer's scope ends its process tree. */
 export const layer = (options: Options): Layer.Layer<Transport.Transport, Transport.TransportError> =>
   Layer.scoped(Transport.Transport, make(options))
+
+/** The Transport to a server process started ahead (`adopt`); closing the Layer's scope ends its process tree. */
+export const layerAdopting = (
+  child: PrespawnedChild.PrespawnedChild,
+  supervision: Supervision = {}
+): Layer.Layer<Transport.Transport, Transport.TransportError> =>
+  Layer.scoped(Transport.Transport, adopt(child, supervision))

@@ -6,6 +6,9 @@
 /** The stdio client transport (spawns the server as a child process). */
 export * as StdioClientTransport from "./StdioClientTransport.js"
 
+/** A stdio server process started ahead of the transport that adopts it (plain Node, for a launcher). */
+export * as PrespawnedChild from "./PrespawnedChild.js"
+
 /** The stdio server transport (stdin and stdout of this process). */
 export * as StdioServerTransport from "./StdioServerTransport.js"
 

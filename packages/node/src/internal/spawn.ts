@@ -1,36 +1,19 @@
 /**
- * Starting a child process with Node's `child_process` directly (its stdio as plain Node streams, so that the
- * transport reads and writes them without a Stream per message): detached where process groups exist, so that
- * the child leads its own group. Closing the scope SIGTERMs the group of a child still running (the transport's
- * own shutdown, stdin EOF then signals, normally ends it before that).
+ * Taking charge of a child process for the stdio client transport: one it starts now, or one started ahead of it
+ * (`PrespawnedChild`), whose start, exit and early output are replayed. The child's stdio stays plain Node streams,
+ * so that the transport reads and writes them without a Stream per message. Closing the scope SIGTERMs the group of
+ * a child still running (the transport's own shutdown, stdin EOF then signals, normally ends it before that).
  */
 import { Transport } from "@effect-mcp/core"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { type ChildProcessByStdio, spawn } from "node:child_process"
-import { existsSync } from "node:fs"
 import type { Readable, Writable } from "node:stream"
+import * as PrespawnedChild from "../PrespawnedChild.js"
 import * as ProcessGroup from "./processGroup.js"
 
-/** What to start. */
-export interface SpawnOptions {
-  readonly command: string
-  readonly args: ReadonlyArray<string>
-  /** Variables to set over the inherited environment (`undefined` unsets one). */
-  readonly env: Readonly<Record<string, string | undefined>> | undefined
-  /** Whether the child starts from this process's environment. */
-  readonly inheritEnv: boolean
-  readonly cwd: string | undefined
-  /** Whether the child's stderr is this process's (else a pipe). */
-  readonly inheritStderr: boolean
-}
-
 /** How a process ended: its exit code, or the signal that ended it. */
-export interface Ended {
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-}
+export type Ended = PrespawnedChild.Ended
 
 /** A started child. */
 export interface Child {
@@ -43,44 +26,36 @@ export interface Child {
   readonly ended: Deferred.Deferred<Ended>
 }
 
-/** Starts the process; it fails with a TransportError when it cannot be started. */
-export const start = (
-  options: SpawnOptions,
-  name: string
+/** The command line of a child, for people: what "could not start ..." names. */
+export const describe = (options: PrespawnedChild.SpawnOptions): string =>
+  [options.command, ...(options.args ?? [])].join(" ")
+
+/**
+ * Adopts the child `take` returns (called once, where the adoption cannot be interrupted, so that the child is never
+ * left without an owner); it fails with a TransportError when the child could not be started or was adopted already.
+ */
+export const adopt = (
+  take: () => PrespawnedChild.PrespawnedChild
 ): Effect.Effect<Child, Transport.TransportError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.flatMap(Deferred.make<Ended>(), (ended) =>
       Effect.async<Child, Transport.TransportError>((resume) => {
-        const failed = (reason: string, cause?: unknown) =>
-          resume(Effect.fail(new Transport.TransportError({ reason: `could not start ${name}: ${reason}`, cause })))
-        if (options.cwd !== undefined && !existsSync(options.cwd)) {
-          return failed(`its working directory ${options.cwd} does not exist`)
+        const child = take()
+        const name = describe(child.options)
+        const adopted = PrespawnedChild.adopt(child, {
+          started: (start) =>
+            resume(
+              start._tag === "Started"
+                ? Effect.succeed({ pid: start.pid, stdin: start.stdin, stdout: start.stdout, stderr: start.stderr, ended })
+                : Effect.fail(
+                  new Transport.TransportError({ reason: `could not start ${name}: ${start.reason}`, cause: start.cause })
+                )
+            ),
+          exited: (how) => Deferred.unsafeDone(ended, Effect.succeed(how))
+        })
+        if (!adopted) {
+          resume(Effect.fail(new Transport.TransportError({ reason: `${name}: this server process has a transport already` })))
         }
-        const env: Record<string, string | undefined> = options.inheritEnv ? { ...process.env } : {}
-        for (const [key, value] of Object.entries(options.env ?? {})) {
-          if (value === undefined) delete env[key]
-          else env[key] = value
-        }
-        const handle = spawn(options.command, [...options.args], {
-          stdio: ["pipe", "pipe", options.inheritStderr ? "inherit" : "pipe"],
-          env,
-          ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-          detached: process.platform !== "win32"
-        }) as ChildProcessByStdio<Writable, Readable, Readable | null>
-        // Kept for the child's life: an 'error' after the start (a failed kill) must not crash the process, and
-        // neither may a read error on a pipe nobody is reading at that moment (the readers report their own).
-        handle.on("error", (error) => failed(error.message, error))
-        handle.stdout.on("error", () => {})
-        handle.stderr?.on("error", () => {})
-        handle.once("exit", (code, signal) => Deferred.unsafeDone(ended, Effect.succeed({ code, signal })))
-        handle.once("spawn", () =>
-          resume(Effect.succeed({
-            pid: handle.pid as number,
-            stdin: handle.stdin,
-            stdout: handle.stdout,
-            stderr: handle.stderr ?? undefined,
-            ended
-          })))
       })),
     (child) =>
       Effect.flatMap(Deferred.isDone(child.ended), (done) => {
@@ -89,3 +64,7 @@ export const start = (
         return Deferred.await(child.ended).pipe(Effect.timeout("1 second"), Effect.ignore)
       })
   )
+
+/** Starts a child now and takes charge of it; it fails with a TransportError when it cannot be started. */
+export const start = (options: PrespawnedChild.SpawnOptions): Effect.Effect<Child, Transport.TransportError, Scope.Scope> =>
+  adopt(() => PrespawnedChild.spawn(options))
