@@ -1,7 +1,7 @@
 /**
  * Target: the server a command talks to: a URL (Streamable HTTP, falling back to HTTP+SSE; OAuth when the server asks
  * for it, see `internal/loginSettings.ts`), or the command line after `--` (a stdio server, started as a child and
- * stopped with the command).
+ * stopped with the command; the bin starts it ahead, while the command loads: `internal/prespawn.ts`).
  */
 import { McpClient, Transport } from "@effect-mcp/core"
 import { McpHttpClient, McpNodeHttpClient } from "@effect-mcp/http"
@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Unreachable, UsageError } from "./CliError.js"
 import * as LoginSettings from "./internal/loginSettings.js"
+import * as Prespawn from "./internal/prespawn.js"
 
 /** Where the server is. */
 export type Target =
@@ -17,13 +18,10 @@ export type Target =
   | { readonly _tag: "Stdio"; readonly command: string; readonly args: ReadonlyArray<string> }
 
 /** Splits a command line at its first `--`: what the CLI parses, and the stdio server's command line. */
-export const splitArgv = (argv: ReadonlyArray<string>): {
+export const splitArgv: (argv: ReadonlyArray<string>) => {
   readonly cli: ReadonlyArray<string>
   readonly server: ReadonlyArray<string>
-} => {
-  const at = argv.indexOf("--")
-  return at < 0 ? { cli: argv, server: [] } : { cli: argv.slice(0, at), server: argv.slice(at + 1) }
-}
+} = Prespawn.splitArgv
 
 /** Whether a word is an http(s) URL. */
 export const isUrl = (word: string): boolean => /^https?:\/\//i.test(word) && URL.canParse(word)
@@ -48,6 +46,15 @@ export const resolve = (url: string | undefined, server: ReadonlyArray<string>):
 export const describe = (target: Target): string =>
   target._tag === "Url" ? target.url : [target.command, ...target.args].join(" ")
 
+/** The transport to a stdio server: the one the bin started ahead for this command line, else one started now. */
+const stdio = (command: string, args: ReadonlyArray<string>) =>
+  Effect.suspend(() => {
+    const ahead = Prespawn.take(command, args)
+    return ahead === undefined
+      ? StdioClientTransport.make(Prespawn.serverOptions(command, args))
+      : StdioClientTransport.adopt(ahead)
+  })
+
 /** A connected client of the target (stdio children are stopped, HTTP sessions ended, with the scope). */
 export const client = (target: Target): Layer.Layer<McpClient.McpClient, Unreachable> => {
   const transport = target._tag === "Url"
@@ -59,7 +66,7 @@ export const client = (target: Target): Layer.Layer<McpClient.McpClient, Unreach
         return yield* McpHttpClient.makeWith({ url: target.url }, execute)
       })
     )
-    : StdioClientTransport.layer({ command: target.command, args: target.args, stderr: "ignore" })
+    : Layer.scoped(Transport.Transport, stdio(target.command, target.args))
   return McpClient.layer({ name: "effect-mcp-cli", version: "0.1.0" }).pipe(
     Layer.provide(transport),
     Layer.mapError((e) => new Unreachable({ message: `cannot connect to ${describe(target)}: ${reasonOf(e)}` }))

@@ -94,19 +94,43 @@ interface State {
   adopter: Adopter | undefined
 }
 
-const handles = new WeakMap<PrespawnedChild, State>()
+// A program may carry two copies of this module (a launcher and the program it loads are often bundled apart), and a
+// child started by one copy is adopted through the other: a child carries its own controls, under a global symbol.
+const controls = Symbol.for("@effect-mcp/node/PrespawnedChild/controls")
+
+interface Controls {
+  readonly adopt: (adopter: Adopter) => boolean
+  readonly abandon: () => void
+}
 
 // Children not adopted yet; each one left when this process exits is killed with its group.
 const unadopted = new Set<State>()
 let exitHookInstalled = false
 
 const kill = (state: State): void => {
-  if (state.start?._tag === "Started" && state.ended === undefined) ProcessGroup.signal(state.start.pid, "SIGKILL")
+  // Its pid is known as soon as the OS started it, before the 'spawn' event (the process may exit before that runs).
+  const pid = state.handle?.pid
+  if (pid !== undefined && state.ended === undefined) ProcessGroup.signal(pid, "SIGKILL")
 }
 
 const killUnadopted = (): void => {
   for (const state of unadopted) kill(state)
   unadopted.clear()
+}
+
+// Node resumes a child's stdout and stderr when the child exits, unless something listens for 'readable' (so that an
+// unread pipe does not hold the process): what nobody read would flow away. Until adoption, this listener keeps
+// each stream paused, its data buffered; the adopter reads it after.
+const hold = (): void => {}
+
+const holdOutput = (state: State, held: boolean): void => {
+  const handle = state.handle
+  if (handle === undefined) return
+  for (const stream of [handle.stdout, handle.stderr]) {
+    if (stream === null) continue
+    if (held) stream.on("readable", hold)
+    else stream.removeListener("readable", hold)
+  }
 }
 
 const refAll = (state: State, ref: boolean): void => {
@@ -126,6 +150,23 @@ const settle = (state: State, start: Start): void => {
   state.adopter?.started(start)
 }
 
+const adoptState = (state: State, adopter: Adopter): boolean => {
+  if (state.adopter !== undefined) return false
+  state.adopter = adopter
+  unadopted.delete(state)
+  refAll(state, true)
+  holdOutput(state, false)
+  if (state.start !== undefined) adopter.started(state.start)
+  if (state.start?._tag === "Started" && state.ended !== undefined) adopter.exited(state.ended)
+  return true
+}
+
+const abandonState = (state: State): void => {
+  if (state.adopter !== undefined) return
+  unadopted.delete(state)
+  kill(state)
+}
+
 const view = (state: State): PrespawnedChild => {
   const child: PrespawnedChild = {
     options: state.options,
@@ -139,9 +180,13 @@ const view = (state: State): PrespawnedChild => {
       return state.adopter !== undefined
     }
   }
-  handles.set(child, state)
+  const own: Controls = { adopt: (adopter) => adoptState(state, adopter), abandon: () => abandonState(state) }
+  Object.defineProperty(child, controls, { value: own, enumerable: false })
   return child
 }
+
+const controlsOf = (child: PrespawnedChild): Controls | undefined =>
+  (child as PrespawnedChild & { readonly [controls]?: Controls })[controls]
 
 /** Starts a server process as the stdio client transport would: its stdio piped (stderr inherited when asked), detached where process groups exist so that it leads its own, and never through a shell. */
 export const spawn = (options: SpawnOptions): PrespawnedChild => {
@@ -172,11 +217,11 @@ export const spawn = (options: SpawnOptions): PrespawnedChild => {
   }
   const state: State = { options, handle, start: undefined, ended: undefined, adopter: undefined }
   // Kept for the child's life: an 'error' after the start (a failed kill) must not crash the process, and neither
-  // may a read error on a pipe nobody is reading at that moment (the readers report their own). Adding an 'error'
-  // listener leaves a stream paused: what the child writes waits for its reader.
+  // may a read error on a pipe nobody is reading at that moment (the readers report their own).
   handle.on("error", (error) => settle(state, { _tag: "Failed", reason: error.message, cause: error }))
   handle.stdout.on("error", () => {})
   handle.stderr?.on("error", () => {})
+  holdOutput(state, true)
   handle.once("spawn", () =>
     settle(state, {
       _tag: "Started",
@@ -205,21 +250,8 @@ export const spawn = (options: SpawnOptions): PrespawnedChild => {
  * already happened is replayed at once). The child's stdio is the adopter's from now on, and so is ending it.
  * Returns false, telling nothing, when the child was adopted already (or is not one `spawn` returned).
  */
-export const adopt = (child: PrespawnedChild, adopter: Adopter): boolean => {
-  const state = handles.get(child)
-  if (state === undefined || state.adopter !== undefined) return false
-  state.adopter = adopter
-  unadopted.delete(state)
-  refAll(state, true)
-  if (state.start !== undefined) adopter.started(state.start)
-  if (state.start?._tag === "Started" && state.ended !== undefined) adopter.exited(state.ended)
-  return true
-}
+export const adopt = (child: PrespawnedChild, adopter: Adopter): boolean =>
+  controlsOf(child)?.adopt(adopter) ?? false
 
 /** Kills a child nobody adopted, with its process group (SIGKILL: it was sent nothing); an adopted child is its adopter's to end. */
-export const abandon = (child: PrespawnedChild): void => {
-  const state = handles.get(child)
-  if (state === undefined || state.adopter !== undefined) return
-  unadopted.delete(state)
-  kill(state)
-}
+export const abandon = (child: PrespawnedChild): void => controlsOf(child)?.abandon()
