@@ -7,11 +7,17 @@ const packages = ["schema", "core", "http", "auth", "node", "host", "ai", "redis
 export const shared = (name: string) =>
   defineConfig({
     resolve: {
-      alias: Object.fromEntries(
-        packages.map((
-          p
-        ) => [`@effect-mcp/${p}`, fileURLToPath(new URL(`./packages/${p}/src/index.ts`, import.meta.url))])
-      )
+      alias: [
+        // A public module by its own path (`@effect-mcp/node/CodeCache`): its source too.
+        {
+          find: new RegExp(`^@effect-mcp/(${packages.join("|")})/([A-Za-z]\\w*)$`),
+          replacement: `${fileURLToPath(new URL("./packages/", import.meta.url))}$1/src/$2.ts`
+        },
+        ...packages.map((p) => ({
+          find: new RegExp(`^@effect-mcp/${p}$`),
+          replacement: fileURLToPath(new URL(`./packages/${p}/src/index.ts`, import.meta.url))
+        }))
+      ]
     },
     test: {
       name,
