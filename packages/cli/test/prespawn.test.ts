@@ -54,7 +54,18 @@ describe("effect-mcp starts a stdio server while it loads", () => {
   it("call: the server is started once, answers, and is gone when the command is", async () => {
     const dir = folder()
     const file = join(dir, "pids.txt")
-    const run = cli("call", "echo", "--args", "{\"text\":\"hi\"}", "--", process.execPath, counted, file, everything, "--stdio")
+    const run = cli(
+      "call",
+      "echo",
+      "--args",
+      "{\"text\":\"hi\"}",
+      "--",
+      process.execPath,
+      counted,
+      file,
+      everything,
+      "--stdio"
+    )
     expect(run).toMatchObject({ status: 0, stdout: "hi\n" })
     expect(pids(file)).toHaveLength(1)
     await noneLeft(dir)
@@ -108,6 +119,14 @@ describe("effect-mcp starts a stdio server while it loads", () => {
       stderr: "effect-mcp: cannot connect to effect-mcp-no-such-command-xyz --flag: could not start " +
         "effect-mcp-no-such-command-xyz --flag: spawn effect-mcp-no-such-command-xyz ENOENT\n"
     })
+  })
+
+  it("a server that exits at once: its exit code and stderr, as before (never a broken pipe)", () => {
+    const run = cli("inspect", "--", process.execPath, "-e", "process.stderr.write('bad config\\n'); process.exit(5)")
+    expect(run.status).toBe(3)
+    expect(run.stderr).toMatch(
+      /server\/discover failed: the transport failed: the server process \(pid \d+\) exited with code 5; the last lines of its stderr:\nbad config\n$/
+    )
   })
 
   it("the server's command line is passed verbatim, never through a shell", () => {

@@ -5,8 +5,9 @@
  * (`StdioClientTransport.adopt`). The stdio client transport starts every child of its own through here too, so a
  * child started ahead is started exactly as the transport would start it.
  *
- * Until it is adopted, nothing reads the child: what it writes waits in its pipes (and their streams, paused), and its
- * start, a failure to start and its exit are kept, then replayed to the adopter. A child nobody adopted is killed
+ * Until it is adopted, nothing reads the child: what it writes waits in its pipes (and their streams, paused until
+ * their first reader comes, even after the child exits), and its start, a failure to start and its exit are kept,
+ * then replayed to the adopter. A child nobody adopted is killed
  * with its process group when this process exits (`abandon` kills it sooner); it keeps this process alive no more
  * than an unstarted one would.
  *
@@ -118,19 +119,19 @@ const killUnadopted = (): void => {
   unadopted.clear()
 }
 
-// Node resumes a child's stdout and stderr when the child exits, unless something listens for 'readable' (so that an
-// unread pipe does not hold the process): what nobody read would flow away. Until adoption, this listener keeps
-// each stream paused, its data buffered; the adopter reads it after.
+// Node resumes a child's stdout and stderr when the child exits unless something listens for 'readable' (so that an
+// unread pipe does not hold the process), and what nobody reads then flows away. Until its first reader comes (the
+// adopter's, after adoption), this listener keeps each stream paused and its data buffered, whenever the child exits.
 const hold = (): void => {}
 
-const holdOutput = (state: State, held: boolean): void => {
-  const handle = state.handle
-  if (handle === undefined) return
-  for (const stream of [handle.stdout, handle.stderr]) {
-    if (stream === null) continue
-    if (held) stream.on("readable", hold)
-    else stream.removeListener("readable", hold)
+const holdUntilRead = (stream: Readable): void => {
+  const onReader = (event: string | symbol, listener: unknown) => {
+    if ((event !== "data" && event !== "readable") || listener === hold) return
+    stream.removeListener("newListener", onReader)
+    stream.removeListener("readable", hold)
   }
+  stream.on("readable", hold)
+  stream.on("newListener", onReader)
 }
 
 const refAll = (state: State, ref: boolean): void => {
@@ -155,7 +156,6 @@ const adoptState = (state: State, adopter: Adopter): boolean => {
   state.adopter = adopter
   unadopted.delete(state)
   refAll(state, true)
-  holdOutput(state, false)
   if (state.start !== undefined) adopter.started(state.start)
   if (state.start?._tag === "Started" && state.ended !== undefined) adopter.exited(state.ended)
   return true
@@ -221,7 +221,8 @@ export const spawn = (options: SpawnOptions): PrespawnedChild => {
   handle.on("error", (error) => settle(state, { _tag: "Failed", reason: error.message, cause: error }))
   handle.stdout.on("error", () => {})
   handle.stderr?.on("error", () => {})
-  holdOutput(state, true)
+  holdUntilRead(handle.stdout)
+  if (handle.stderr !== null) holdUntilRead(handle.stderr)
   handle.once("spawn", () =>
     settle(state, {
       _tag: "Started",
@@ -250,8 +251,7 @@ export const spawn = (options: SpawnOptions): PrespawnedChild => {
  * already happened is replayed at once). The child's stdio is the adopter's from now on, and so is ending it.
  * Returns false, telling nothing, when the child was adopted already (or is not one `spawn` returned).
  */
-export const adopt = (child: PrespawnedChild, adopter: Adopter): boolean =>
-  controlsOf(child)?.adopt(adopter) ?? false
+export const adopt = (child: PrespawnedChild, adopter: Adopter): boolean => controlsOf(child)?.adopt(adopter) ?? false
 
 /** Kills a child nobody adopted, with its process group (SIGKILL: it was sent nothing); an adopted child is its adopter's to end. */
 export const abandon = (child: PrespawnedChild): void => controlsOf(child)?.abandon()

@@ -187,12 +187,27 @@ const supervise = (
     // ---------- stdin: one line per message, written in the sender's call (waiting only for drain) ----------
 
     const writer = Writer.make(child.stdin, "the server's stdin")
+    const droppedMessage = Effect.logDebug("effect-mcp: dropped a message to a server that has exited")
     const send: Transport.TransportService["send"] = (message) =>
       Effect.suspend(() => {
-        // The child is gone: receiving is about to fail with how it ended, which fails every
-        // pending request with ConnectionClosed, this one included.
-        if (exit !== undefined) return Effect.logDebug("effect-mcp: dropped a message to a server that has exited")
-        return writer.send(message)
+        // The child is gone: receiving is about to fail with how it ended, which fails every pending request with
+        // ConnectionClosed, this one included.
+        if (exit !== undefined || child.hasExited()) return droppedMessage
+        return writer.send(message).pipe(
+          // A child that is exiting, or has exited unseen yet (before it was adopted, say), breaks the pipe: then its
+          // exit is what happened, as for a message sent a moment later; a child still running after a moment
+          // closed its stdin, and the write's failure says so.
+          Effect.catchAll((error) =>
+            Deferred.await(child.ended).pipe(
+              Effect.timeoutTo({
+                duration: "1 second",
+                onSuccess: () => droppedMessage,
+                onTimeout: () => Effect.fail(error)
+              }),
+              Effect.flatten
+            )
+          )
+        )
       })
 
     // ---------- stdout: frames until it ends (or the child has been gone a moment), then the exit ----------

@@ -47,16 +47,17 @@ const receiveAll = (transport: Transport.TransportService) =>
   })
 
 /** A node child that writes `lines` JSON lines to stdout, `bad config` to stderr, and exits 5. */
-const writer = (lines: number) =>
-  PrespawnedChild.spawn({
-    command: process.execPath,
-    args: [
-      "-e",
-      `for (let i = 0; i < ${lines}; i++) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "n", params: { i } }) + "\\n");` +
-      `process.stderr.write("bad config\\n"); process.exitCode = 5`
-    ],
-    stderr: "ignore"
-  })
+const writerOptions = (lines: number): PrespawnedChild.SpawnOptions => ({
+  command: process.execPath,
+  args: [
+    "-e",
+    `for (let i = 0; i < ${lines}; i++) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "n", params: { i } }) + "\\n");` +
+    `process.stderr.write("bad config\\n"); process.exitCode = 5`
+  ],
+  stderr: "ignore"
+})
+
+const writer = (lines: number) => PrespawnedChild.spawn(writerOptions(lines))
 
 describe("PrespawnedChild and StdioClientTransport.adopt", () => {
   it.scopedLive("a child that exited before adoption: its exit code and stderr tail, as ServerExited", () =>
@@ -84,6 +85,27 @@ describe("PrespawnedChild and StdioClientTransport.adopt", () => {
       })
     }))
 
+  it.scopedLive("a client of a child that exited before adoption fails with its exit, as for one that exits at once", () =>
+    Effect.gen(function*() {
+      const child = PrespawnedChild.spawn({
+        command: process.execPath,
+        args: ["-e", "process.stderr.write('bad config\\n'); process.exit(5)"],
+        stderr: "ignore"
+      })
+      yield* eventually(() => child.ended !== undefined, "the child has exited")
+      const transport = yield* StdioClientTransport.adopt(child)
+      const failure = yield* Effect.flip(
+        McpClient.make({ name: "prespawn-test", version: "1.0.0" }).pipe(
+          Effect.provideService(Transport.Transport, transport)
+        )
+      )
+      expect(failure._tag).toBe("HandshakeFailed")
+      expect(failure.message).toBe(
+        `server/discover failed: the transport failed: the server process (pid ${transport.pid}) exited with code 5; ` +
+          "the last lines of its stderr:\nbad config"
+      )
+    }))
+
   it.scopedLive("what a child wrote before adoption is all received, in order, then its exit", () =>
     Effect.gen(function*() {
       // Small enough for the pipes to hold: the child has written everything and exited before it is adopted.
@@ -94,6 +116,21 @@ describe("PrespawnedChild and StdioClientTransport.adopt", () => {
       expect(frames).toHaveLength(300)
       expect(frames.map((f) => (f as { params: { i: number } }).params.i)).toEqual([...Array(300).keys()])
       expect(failure).toMatchObject({ exitCode: 5, stderrTail: "bad config" })
+    }))
+
+  it.scopedLive("stdout read only after the child has exited, adopted or started by the transport: nothing lost", () =>
+    Effect.gen(function*() {
+      // Adopted at once, read later: nothing reads its stdout between the adoption and the first `receive`.
+      const adopted = yield* StdioClientTransport.adopt(writer(300))
+      yield* adopted.exited
+      const late = yield* receiveAll(adopted)
+      expect(late.frames).toHaveLength(300)
+      expect(late.failure).toMatchObject({ exitCode: 5, stderrTail: "bad config" })
+      const made = yield* StdioClientTransport.make(writerOptions(300))
+      yield* made.exited
+      const alsoLate = yield* receiveAll(made)
+      expect(alsoLate.frames).toHaveLength(300)
+      expect(alsoLate.failure).toMatchObject({ exitCode: 5, stderrTail: "bad config" })
     }))
 
   it.scopedLive("a child that writes more than its pipes hold waits for its adopter, and loses nothing", () =>
@@ -117,8 +154,10 @@ describe("PrespawnedChild and StdioClientTransport.adopt", () => {
       expect(child.start?._tag).toBe("Failed")
       const adopted = yield* Effect.flip(StdioClientTransport.adopt(child))
       const made = yield* Effect.flip(StdioClientTransport.make(options))
-      expect(adopted.reason).toBe("could not start effect-mcp-no-such-command-xyz --flag: " +
-        "spawn effect-mcp-no-such-command-xyz ENOENT")
+      expect(adopted.reason).toBe(
+        "could not start effect-mcp-no-such-command-xyz --flag: " +
+          "spawn effect-mcp-no-such-command-xyz ENOENT"
+      )
       expect(made.reason).toBe(adopted.reason)
       const missing = PrespawnedChild.spawn({ command: process.execPath, cwd: "/no/such/dir/xyz" })
       expect((yield* Effect.flip(StdioClientTransport.adopt(missing))).reason).toBe(
@@ -202,8 +241,8 @@ describe("PrespawnedChild and StdioClientTransport.adopt", () => {
           events.push(start._tag)
           // Read to the end, as a transport would.
           if (start._tag === "Started") {
-            start.stdout.resume()
-            start.stderr?.resume()
+            start.stdout.on("data", () => {})
+            start.stderr?.on("data", () => {})
           }
         },
         exited: (ended) => {

@@ -24,6 +24,8 @@ export interface Child {
   readonly stderr: Readable | undefined
   /** Completes when the process has exited. */
   readonly ended: Deferred.Deferred<Ended>
+  /** Whether the process has exited (known at once, also for a child that exited before it was adopted). */
+  readonly hasExited: () => boolean
 }
 
 /** The command line of a child, for people: what "could not start ..." names. */
@@ -42,19 +44,38 @@ export const adopt = (
       Effect.async<Child, Transport.TransportError>((resume) => {
         const child = take()
         const name = describe(child.options)
+        let exited = false
+        const hasExited = () => exited
         const adopted = PrespawnedChild.adopt(child, {
           started: (start) =>
             resume(
               start._tag === "Started"
-                ? Effect.succeed({ pid: start.pid, stdin: start.stdin, stdout: start.stdout, stderr: start.stderr, ended })
+                ? Effect.succeed({
+                  pid: start.pid,
+                  stdin: start.stdin,
+                  stdout: start.stdout,
+                  stderr: start.stderr,
+                  ended,
+                  hasExited
+                })
                 : Effect.fail(
-                  new Transport.TransportError({ reason: `could not start ${name}: ${start.reason}`, cause: start.cause })
+                  new Transport.TransportError({
+                    reason: `could not start ${name}: ${start.reason}`,
+                    cause: start.cause
+                  })
                 )
             ),
-          exited: (how) => Deferred.unsafeDone(ended, Effect.succeed(how))
+          exited: (how) => {
+            exited = true
+            Deferred.unsafeDone(ended, Effect.succeed(how))
+          }
         })
         if (!adopted) {
-          resume(Effect.fail(new Transport.TransportError({ reason: `${name}: this server process has a transport already` })))
+          resume(
+            Effect.fail(
+              new Transport.TransportError({ reason: `${name}: this server process has a transport already` })
+            )
+          )
         }
       })),
     (child) =>
@@ -66,5 +87,6 @@ export const adopt = (
   )
 
 /** Starts a child now and takes charge of it; it fails with a TransportError when it cannot be started. */
-export const start = (options: PrespawnedChild.SpawnOptions): Effect.Effect<Child, Transport.TransportError, Scope.Scope> =>
-  adopt(() => PrespawnedChild.spawn(options))
+export const start = (
+  options: PrespawnedChild.SpawnOptions
+): Effect.Effect<Child, Transport.TransportError, Scope.Scope> => adopt(() => PrespawnedChild.spawn(options))
