@@ -110,8 +110,11 @@ let exitHookInstalled = false
 
 const kill = (state: State): void => {
   // Its pid is known as soon as the OS started it, before the 'spawn' event (the process may exit before that runs).
+  // A child that has exited may have left what it started in its group.
   const pid = state.handle?.pid
-  if (pid !== undefined && state.ended === undefined) ProcessGroup.signal(pid, "SIGKILL")
+  if (pid !== undefined && (state.ended === undefined || ProcessGroup.groupIsRunning(pid))) {
+    ProcessGroup.signal(pid, "SIGKILL")
+  }
 }
 
 const killUnadopted = (): void => {
@@ -233,7 +236,6 @@ export const spawn = (options: SpawnOptions): PrespawnedChild => {
     }))
   handle.once("exit", (code, signal) => {
     state.ended = { code, signal }
-    unadopted.delete(state)
     if (state.adopter !== undefined && state.start?._tag === "Started") state.adopter.exited(state.ended)
   })
   unadopted.add(state)

@@ -197,7 +197,7 @@ describe("PrespawnedChild and StdioClientTransport.adopt", () => {
     }))
 
   describe("a child nobody adopts is killed with its process group", () => {
-    const run = (how: "exit" | "return" | "abandon") => {
+    const run = (how: "exit" | "return" | "abandon" | "leader-exited") => {
       const file = pidFile()
       const result = spawnSync(process.execPath, [unadopted, how, file], { encoding: "utf8", timeout: 30_000 })
       return { file, result }
@@ -218,6 +218,13 @@ describe("PrespawnedChild and StdioClientTransport.adopt", () => {
     it.effect("when the process ends by itself (the child does not keep it alive)", () =>
       Effect.suspend(() => {
         const { file, result } = run("return")
+        expect(result.status).toBe(0)
+        return gone(file)
+      }))
+
+    it.effect("what it started too, when it has exited itself", () =>
+      Effect.suspend(() => {
+        const { file, result } = run("leader-exited")
         expect(result.status).toBe(0)
         return gone(file)
       }))
