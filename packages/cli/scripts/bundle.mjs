@@ -1,6 +1,7 @@
 // Bundles what ships as a program: the effect-mcp command and the example servers that its `serve` runs
 // (examples/<name>/dist/main.js), into minified files beside each other in packages/cli/dist, from what `tsc -b` built:
-// - `effect-mcp.mjs`, its `bin` (src/bundledBin.ts): answers `--version` itself and runs the rest of the command,
+// - `effect-mcp.mjs`, its `bin` (src/bundledBin.ts): answers `--version` itself, starts the stdio server given after
+//   `--` to a command that connects to it (src/internal/prespawn.ts; no Effect in this file), and runs the command,
 // - `effect-mcp.cjs`, the command (src/main.ts) as one CommonJS file, which the bin runs through V8's code cache
 //   (`@effect-mcp/node/CodeCache`): a script, unlike an ES module, can start from compiled code on every Node we
 //   support; what only some commands need (the OAuth client) is in it too, compiled only when it first runs;
