@@ -139,6 +139,16 @@ describe("effect-mcp starts a stdio server while it loads", () => {
     expect(JSON.parse(readFileSync(printed, "utf8"))).toEqual(words)
   })
 
+  it("the bin that starts it stays small and loads no Effect (the command does, after)", () => {
+    const binText = readFileSync(bin, "utf8")
+    const command = readFileSync(fileURLToPath(new URL("../dist/effect-mcp.cjs", import.meta.url)), "utf8")
+    // Effect's type ids (`Symbol.for("effect/Effect")`, ...) survive minifying: the command has them, the bin none.
+    expect(command).toContain("effect/Effect")
+    expect(binText).not.toContain("effect/")
+    expect(binText).toContain("@effect-mcp/node/PrespawnedChild/controls")
+    expect(binText.length).toBeLessThan(16_000)
+  })
+
   describe("which command lines start a server ahead", () => {
     const argv = (...words: Array<string>) => ["node", "effect-mcp.mjs", ...words]
     const server = ["--", "node", "server.js", "--stdio"]
