@@ -87,7 +87,9 @@ describe("effect-mcp starts a stdio server while it loads", () => {
     async () => {
       const dir = folder()
       const server = ["--", process.execPath, stubborn, join(dir, "pids.txt")]
-      // Found by @effect/cli: no tool named.
+      // Found by @effect/cli: an option it does not know.
+      expect(cli("call", "echo", "--frobnicate", ...server).status).toBe(2)
+      // No tool named (the bin sees it and starts nothing).
       expect(cli("call", ...server).status).toBe(2)
       // Found by the command, after it has loaded: arguments that are not an object.
       expect(cli("call", "echo", "--args", "[1]", ...server).status).toBe(2)
@@ -153,7 +155,13 @@ describe("effect-mcp starts a stdio server while it loads", () => {
     const argv = (...words: Array<string>) => ["node", "effect-mcp.mjs", ...words]
     const server = ["--", "node", "server.js", "--stdio"]
 
-    it("the commands that connect to the server after `--`", () => {
+    it("the commands that connect to the server after `--`, with their options", () => {
+      expect(serverToStartAhead(argv("inspect", ...server))).toEqual({
+        command: "node",
+        args: ["server.js", "--stdio"]
+      })
+      expect(serverToStartAhead(argv("call", "-a", "{}", "echo", "--json", ...server))).toBeDefined()
+      expect(serverToStartAhead(argv("prompt", "--arg", "a=b", "greet", ...server))).toBeDefined()
       for (const command of ["inspect", "call", "read", "prompt"]) {
         expect(serverToStartAhead(argv(command, "x", ...server))).toEqual({
           command: "node",
@@ -172,6 +180,12 @@ describe("effect-mcp starts a stdio server while it loads", () => {
       expect(serverToStartAhead(argv("--log-level", "debug", "call", "echo", ...server))).toBeUndefined()
       expect(serverToStartAhead(argv("inspect", "https://example.com/mcp", ...server))).toBeUndefined()
       expect(serverToStartAhead(argv("call", "echo"))).toBeUndefined()
+      // No tool, resource or prompt named: a usage error.
+      for (const command of ["call", "read", "prompt"]) {
+        expect(serverToStartAhead(argv(command, ...server))).toBeUndefined()
+      }
+      expect(serverToStartAhead(argv("call", "--args", "{}", "--json", ...server))).toBeUndefined()
+      expect(serverToStartAhead(argv("prompt", "--arg", "a=b", ...server))).toBeUndefined()
       expect(serverToStartAhead(argv("call", "echo", "--"))).toBeUndefined()
       // Words after `--` are the server's, `--help` among them.
       expect(serverToStartAhead(argv("call", "echo", "--", "node", "--help"))).toEqual({

@@ -17,6 +17,22 @@ export const connecting: ReadonlySet<string> = new Set(["inspect", "call", "read
 // anyway (the first word is not a command).
 const builtIn = /^(?:-h|--help|--version|--wizard|--completions(?:=.*)?)$/
 
+// The commands that act on a named thing (a tool, a resource, a prompt): without a word for it the command line is
+// a usage error, found here before anything starts. The options that take a value, whose value is no such word.
+const naming: ReadonlySet<string> = new Set(["call", "read", "prompt"])
+const valued: ReadonlySet<string> = new Set(["--args", "-a", "--arg", "--log-level", "--completions"])
+
+/** How many words of a command's arguments are neither options nor their values. */
+const positionals = (words: ReadonlyArray<string>): number => {
+  let count = 0
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!
+    if (valued.has(word)) i++
+    else if (!word.startsWith("-")) count++
+  }
+  return count
+}
+
 /** Splits a command line at its first `--`: what the CLI parses, and the stdio server's command line. */
 export const splitArgv = (argv: ReadonlyArray<string>): {
   readonly cli: ReadonlyArray<string>
@@ -35,8 +51,9 @@ export const serverOptions = (command: string, args: ReadonlyArray<string>): Pre
 
 /**
  * The stdio server to start ahead for a full `process.argv`: one given after `--` to a command that connects to it,
- * on a command line that asks for no help, version or completions and names no URL (a URL with `--` is a usage
- * error); `undefined` otherwise (then the command starts its server itself, if it has one).
+ * on a command line that asks for no help, version or completions, names no URL (a URL with `--` is a usage error)
+ * and names what `call`, `read` or `prompt` acts on; `undefined` otherwise (then the command starts its server
+ * itself, if it has one). Other usage errors are found by the command: the server started ahead is then killed.
  */
 export const serverToStartAhead = (
   argv: ReadonlyArray<string>
@@ -45,6 +62,7 @@ export const serverToStartAhead = (
   const [command, ...args] = server
   if (command === undefined || cli[0] === undefined || !connecting.has(cli[0])) return undefined
   if (cli.some((word) => builtIn.test(word) || /^https?:\/\//i.test(word))) return undefined
+  if (naming.has(cli[0]) && positionals(cli.slice(1)) === 0) return undefined
   return { command, args }
 }
 
