@@ -87,8 +87,10 @@ describe("effect-mcp starts a stdio server while it loads", () => {
     async () => {
       const dir = folder()
       const server = ["--", process.execPath, stubborn, join(dir, "pids.txt")]
-      // Found by @effect/cli: an option it does not know.
-      expect(cli("call", "echo", "--frobnicate", ...server).status).toBe(2)
+      // Found by @effect/cli: a word too many.
+      const extra = cli("call", "a", "b", "c", ...server)
+      expect(extra.status).toBe(2)
+      expect(extra.stderr).toMatch(/unknown argument: 'c'/)
       // No tool named (the bin sees it and starts nothing).
       expect(cli("call", ...server).status).toBe(2)
       // Found by the command, after it has loaded: arguments that are not an object.
