@@ -33,7 +33,9 @@ const census = () => {
   }
   return out
 }
-const Echo = McpServer.tool({ name: "echo", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) })
+// The tool's definition is made once, as a program defines it; a pair is what each connection to it costs.
+const echo = { name: "echo", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) }
+const Echo = McpServer.tool(echo)
 const server = Echo.pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" })))
 // SHARED=1: the server Layer is built once, and each pair is a client connected to it over its own in-memory pair,
 // as the sessions of one long-running server are.
@@ -54,7 +56,7 @@ const oursValues = async () => {
   const scope = Effect.runSync(Scope.make())
   const client = await Effect.runPromise(Scope.extend(Effect.gen(function*() {
     const registry = yield* McpServer.make({ name: "bench", version: "1" })
-    yield* registry.addTool(Tool.make({ name: "echo", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) }, Context.empty()))
+    yield* registry.addTool(Tool.make(echo, Context.empty()))
     const pair = yield* InMemoryTransport.makePair
     yield* McpServer.connect.pipe(Effect.provideService(McpServer.McpServer, registry), Effect.provideService(Transport.Transport, pair.server))
     return yield* McpClient.make({ name: "c", version: "1" }).pipe(Effect.provideService(Transport.Transport, pair.client))

@@ -17,7 +17,19 @@ const firstEdge = new Uint32Array(N + 1)
 for (let i = 0, e = 0; i < N; i++) { firstEdge[i] = e; e += snap.nodes[i * nf + nEdges] * ef; firstEdge[i + 1] = e }
 const weak = eTypes.indexOf("weak"), shortcut = eTypes.indexOf("shortcut")
 const edgeName = (e) => { const t = eTypes[snap.edges[e + eType]]; const v = snap.edges[e + eName]; return t === "element" || t === "hidden" ? `[${v}]` : snap.strings[v] }
-const label = (i) => { const t = nTypes[snap.nodes[i * nf + nType]]; return `${t}:${snap.strings[snap.nodes[i * nf + nName]].slice(0, 60)}` }
+// A closure's label ends with where its function is defined (file:line:column, from the snapshot's locations).
+const locations = new Map()
+for (let k = 0, lf = m.location_fields.length; k < snap.locations.length; k += lf) {
+  locations.set(snap.locations[k] / nf, `${snap.locations[k + 2] + 1}:${snap.locations[k + 3] + 1}`)
+}
+const child = (i, name) => { for (let e = firstEdge[i]; e < firstEdge[i + 1]; e += ef) if (snap.strings[snap.edges[e + eName]] === name && eTypes[snap.edges[e + eType]] !== "element" && eTypes[snap.edges[e + eType]] !== "hidden") return snap.edges[e + eTo] / nf }
+const where = (i) => {
+  const shared = child(i, "shared")
+  const script = shared === undefined ? undefined : child(shared, "script_or_debug_info") ?? child(shared, "script")
+  const file = script === undefined ? "?" : snap.strings[snap.nodes[script * nf + nName]].replace(/^.*\/node_modules\//, "").replace(/^.*\/packages\//, "")
+  return ` @ ${file}:${locations.get(i) ?? "?"}`
+}
+const label = (i) => { const t = nTypes[snap.nodes[i * nf + nType]]; return `${t}:${snap.strings[snap.nodes[i * nf + nName]].slice(0, 60)}${t === "closure" ? where(i) : ""}` }
 const succ = (i, f) => { for (let e = firstEdge[i]; e < firstEdge[i + 1]; e += ef) { const t = snap.edges[e + eType]; if (t === weak || t === shortcut || SKIP.has(edgeName(e))) continue; f(snap.edges[e + eTo] / nf, e) } }
 const dominate = (root, allowed) => {
   const order = new Int32Array(N).fill(-1), rpo = []

@@ -1,6 +1,11 @@
 // Profiles only the steady state of sequential in-memory tools/call (after a warm-up), to /tmp/steady.cpuprofile.
-// REV=2025-11-25 picks a handshake revision; CONC=64 runs that many in flight.
-import { McpClient, McpServer, McpTest } from "@effect-mcp/core"
+// REV=2025-11-25 picks a handshake revision; CONC=64 runs that many in flight. Prints wall and CPU µs per call.
+// CORE=packages/core/dist-base loads another build of the core package (a copy of its dist made before a change), for
+// A/Bs: run the two alternately and compare medians of the CPU column.
+import { pathToFileURL } from "node:url"
+const { McpClient, McpServer, McpTest } = await import(
+  process.env.CORE === undefined ? "@effect-mcp/core" : pathToFileURL(`${process.env.CORE}/index.js`).href
+)
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -20,9 +25,15 @@ const session = new Session(); session.connect()
 if (process.env.PROF) { await session.post("Profiler.enable"); await session.post("Profiler.start") }
 if (process.env.ALLOC) await session.post("HeapProfiler.startSampling", { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: process.env.ALLOC !== "major" })
 const t0 = performance.now()
+const cpu0 = process.cpuUsage()
 await run(N)
+const cpu = process.cpuUsage(cpu0)
 const ms = performance.now() - t0
 if (process.env.ALLOC) { const { profile } = await session.post("HeapProfiler.stopSampling"); writeFileSync("/tmp/steady.heapprofile", JSON.stringify(profile)) }
 if (process.env.PROF) { const { profile } = await session.post("Profiler.stop"); writeFileSync("/tmp/steady.cpuprofile", JSON.stringify(profile)) }
-console.log(`${(N / ms * 1000).toFixed(0)} calls/s, ${(ms * 1000 / N).toFixed(1)} µs/call`)
+console.log(
+  `${process.env.CORE ?? "@effect-mcp/core"}: ${(N / ms * 1000).toFixed(0)} calls/s, ${(ms * 1000 / N).toFixed(1)} µs/call, ${
+    ((cpu.user + cpu.system) / N).toFixed(1)
+  } CPU µs/call`
+)
 process.exit(0)
