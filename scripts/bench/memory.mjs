@@ -51,16 +51,26 @@ const measure = async (peer, concurrency, { promise = false } = {}) => {
   return { rps: CALLS / seconds, cpuUs: (cpu.user + cpu.system) / CALLS }
 }
 
+// Each side's server is defined once, as a program defines it (the README's module-level `Echo`), and built per pair:
+// a pair's heap is what each connected client and server instance costs, not the definition's Schema and compiled
+// codecs (made per pair, they add 7.5 KB through McpTest.layer, 5.5 KB from values, 3.6 KB to SDK v2: docs/benchmarks.md, "Heap per
+// pair, session 23").
+const echoDefinition = {
+  name: "echo",
+  input: Schema.Struct({ text: Schema.String }),
+  handler: ({ text }) => Effect.succeed(text)
+}
+const oursServer = McpServer.tool(echoDefinition).pipe(
+  Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" }))
+)
+const echoShape = { text: z.string() }
+const echoObject = z.object(echoShape)
+const echoHandler = async ({ text }) => ({ content: [{ type: "text", text }] })
+
 const ours = async (revision) => {
-  const Echo = McpServer.tool({
-    name: "echo",
-    input: Schema.Struct({ text: Schema.String }),
-    handler: ({ text }) => Effect.succeed(text)
-  })
-  const server = Echo.pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" })))
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(
-      McpTest.layer(server, revision === undefined ? undefined : { name: "bench-client", version: "1", revision }),
+      McpTest.layer(oursServer, revision === undefined ? undefined : { name: "bench-client", version: "1", revision }),
       scope
     ))
   const client = Context.get(context, McpClient.McpClient)
@@ -110,19 +120,13 @@ const oursConnection = (registry) => () => scopedPeer(connectClient(registry))
 const oursValues = () =>
   scopedPeer(Effect.gen(function*() {
     const registry = yield* McpServer.make({ name: "bench", version: "1" })
-    yield* registry.addTool(Tool.make({
-      name: "echo",
-      input: Schema.Struct({ text: Schema.String }),
-      handler: ({ text }) => Effect.succeed(text)
-    }, Context.empty()))
+    yield* registry.addTool(Tool.make(echoDefinition, Context.empty()))
     return yield* connectClient(registry)
   }))
 
 const theirs = async () => {
   const server = new SdkServer({ name: "bench", version: "1" })
-  server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({
-    content: [{ type: "text", text }]
-  }))
+  server.registerTool("echo", { inputSchema: echoShape }, echoHandler)
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
   await server.connect(serverTransport)
   const client = new Client({ name: "bench-client", version: "1" })
@@ -139,9 +143,7 @@ const theirs = async () => {
 /** SDK v2 (2.4)'s pair, as its README builds one: an McpServer with the tool, linked in memory to a Client. */
 const sdk2 = async () => {
   const server = new Server2({ name: "bench", version: "1" })
-  server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
-    content: [{ type: "text", text }]
-  }))
+  server.registerTool("echo", { inputSchema: echoObject }, echoHandler)
   const [clientTransport, serverTransport] = InMemory2.createLinkedPair()
   await server.connect(serverTransport)
   const client = new Client2({ name: "bench-client", version: "1" })
@@ -155,8 +157,15 @@ const sdk2 = async () => {
   }
 }
 
-/** Heap bytes per live client+server pair, with PAIRS pairs connected at once (and idle: their sweeps are over). */
+/**
+ * Heap bytes per live client+server pair, with PAIRS pairs connected at once (and idle: their sweeps are over). One
+ * pair is made, called and closed first, so that what the first pair of a kind makes once (compiled code, a codec's
+ * caches) is not spread over the PAIRS.
+ */
 const heapPerPair = async (make) => {
+  const first = await make()
+  await first.call()
+  await first.close()
   const before = settledHeap()
   const peers = []
   for (let i = 0; i < PAIRS; i++) peers.push(await make())
@@ -228,14 +237,7 @@ export const run = async () => {
   const growth = { ours: [], theirs: [], sdk2: [] }
   const registryScope = Effect.runSync(Scope.make())
   const registry = Context.get(
-    await Effect.runPromise(Layer.buildWithScope(
-      McpServer.tool({
-        name: "echo",
-        input: Schema.Struct({ text: Schema.String }),
-        handler: ({ text }) => Effect.succeed(text)
-      }).pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" }))),
-      registryScope
-    )),
+    await Effect.runPromise(Layer.buildWithScope(oursServer, registryScope)),
     McpServer.McpServer
   )
   for (let i = 0; i < Math.max(1, Math.ceil(RUNS / 2)); i++) {
