@@ -53,8 +53,8 @@ const measure = async (peer, concurrency, { promise = false } = {}) => {
 
 // Each side's server is defined once, as a program defines it (the README's module-level `Echo`), and built per pair:
 // a pair's heap is what each connected client and server instance costs, not the definition's Schema and compiled
-// codecs (made per pair, they add 7.5 KB through McpTest.layer, 5.5 KB from values, 3.6 KB to SDK v2: docs/benchmarks.md, "Heap per
-// pair, session 23").
+// codecs. Made per pair, they add 7.5 KB through McpTest.layer, 5.5 KB from values and 3.6 KB to SDK v2's pair
+// (docs/benchmarks.md, "Heap per pair, session 23").
 const echoDefinition = {
   name: "echo",
   input: Schema.Struct({ text: Schema.String }),
