@@ -22,12 +22,15 @@ const end = (inbound: Transport.Inbound, peer: Transport.Inbound): Transport.Tra
 })
 
 /** Makes a linked pair; closing the scope ends both directions, so each side sees its peer go away. */
-export const makePair: Effect.Effect<Pair, never, Scope.Scope> = Effect.gen(function*() {
-  const toServer = yield* Transport.makeInbound
-  const toClient = yield* Transport.makeInbound
-  yield* Scoped.onClose(Effect.sync(() => {
-    toServer.end()
-    toClient.end()
-  }))
-  return { client: end(toClient, toServer), server: end(toServer, toClient) }
+export const makePair: Effect.Effect<Pair, never, Scope.Scope> = Effect.flatMap(Effect.scope, (scope) => {
+  const toServer = Transport.unsafeMakeInbound()
+  const toClient = Transport.unsafeMakeInbound()
+  return Effect.as(
+    Scoped.whenClosed(scope, () => {
+      toServer.end()
+      toClient.end()
+      return Effect.void
+    }),
+    { client: end(toClient, toServer), server: end(toServer, toClient) }
+  )
 })

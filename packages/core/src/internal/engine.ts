@@ -13,7 +13,6 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as McpTelemetry from "../McpTelemetry.js"
 import * as Transport from "../Transport.js"
@@ -40,28 +39,21 @@ export const make = <E>(
   Effect.gen(function*() {
     const transport = yield* Transport.Transport
     const scope = yield* Effect.scope
-    // Frames are handled in the transport's call: requests and side work start as fibers at once.
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    // Frames are handled in the transport's call: requests and side work start as fibers at once, in this runtime.
+    const runtime = yield* Effect.runtime<never>()
     const semaphore = options.concurrency === undefined ? undefined : yield* Effect.makeSemaphore(options.concurrency)
     // Whether the connection traces is decided once: a connection that does not pays nothing per message.
     const traced = yield* McpTelemetry.isOn
-    const engine = new Connection(handlers, transport, scope, runFork, yield* Effect.clock, semaphore, traced, options)
+    const engine = new Connection(handlers, transport, scope, runtime, yield* Effect.clock, semaphore, traced, options)
+    // One finalizer, the engine's own: it stops listening (when it listens) and shuts the engine down.
+    yield* Scoped.whenClosed(scope, engine.closeWithScope)
 
     if (transport.listen !== undefined) {
       // Frames pushed in: no receiving fiber. Listening starts after the engine is made, as a receiving fiber would
       // (a frame the transport kept meanwhile is handed over then), and the end shuts the engine down from a fiber of
-      // its own. One finalizer stops listening and shuts the engine down.
-      const listen = transport.listen
-      let stop: (() => void) | undefined
-      yield* Scoped.onClose(Effect.suspend(() => {
-        stop?.()
-        return engine.shutdown("the connection's scope closed")
-      }))
-      yield* Effect.forkScoped(Effect.sync(() => {
-        if (!engine.isClosed()) stop = listen(engine.deliver, (failure) => void runFork(engine.ended(failure)))
-      }))
+      // its own.
+      yield* Effect.forkScoped(Effect.sync(() => engine.listen()))
     } else {
-      yield* Scoped.onClose(engine.shutdown("the connection's scope closed"))
       yield* transport.receive(engine.deliver).pipe(
         Effect.matchCauseEffect({
           onSuccess: () => engine.ended(),

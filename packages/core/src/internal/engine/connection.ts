@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import type * as FiberSet from "effect/FiberSet"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import { ConnectionClosed } from "../../Errors.js"
 import type * as Transport from "../../Transport.js"
@@ -43,6 +44,7 @@ export class Connection<E> implements Engine, ConnectionState<E> {
   sweepAt = Number.POSITIVE_INFINITY
   closedSignal: Deferred.Deferred<void> | undefined = undefined
   hasClosed = false
+  stopListening: (() => void) | undefined = undefined
   nextId = 0
   readonly defaultTimeout: number
   readonly resolution: number
@@ -53,7 +55,7 @@ export class Connection<E> implements Engine, ConnectionState<E> {
     readonly handlers: Handlers<E>,
     readonly transport: Transport.TransportService,
     readonly scope: Scope.Scope,
-    readonly runFork: <A, E2>(effect: Effect.Effect<A, E2>) => Fiber.RuntimeFiber<A, E2>,
+    readonly runtime: Runtime.Runtime<never>,
     readonly clock: Clock.Clock,
     readonly semaphore: Effect.Semaphore | undefined,
     readonly traced: boolean,
@@ -120,6 +122,31 @@ export class Connection<E> implements Engine, ConnectionState<E> {
 
   /** Hands one frame from the transport to the engine (bound: the transport calls it). */
   readonly deliver: Transport.Deliver = (incoming) => Receive.deliver(this, incoming)
+
+  /** Starts a fiber at once, in the connection's runtime, in the caller's call (it runs until it must wait). */
+  runFork<A, E2>(effect: Effect.Effect<A, E2>): Fiber.RuntimeFiber<A, E2> {
+    return Runtime.runFork(this.runtime, effect)
+  }
+
+  // ---------- receiving from a transport that pushes frames ----------
+
+  /** Starts receiving through the transport's `listen`, unless the connection has ended already. */
+  listen(): void {
+    const listen = this.transport.listen
+    if (listen !== undefined && !this.hasClosed) this.stopListening = listen(this.deliver, this.transportEnded)
+  }
+
+  /** What the transport calls at its end (bound): the end is handled in a fiber of its own. */
+  readonly transportEnded = (failure?: Transport.TransportError): void => {
+    this.runFork(this.ended(failure))
+  }
+
+  /** The connection's scope finalizer (bound): stops listening and shuts the engine down. */
+  readonly closeWithScope = (): Effect.Effect<void> => {
+    this.stopListening?.()
+    this.stopListening = undefined
+    return this.shutdown("the connection's scope closed")
+  }
 
   // ---------- the end ----------
 

@@ -23,8 +23,8 @@ export interface ConnectionState<E> {
   readonly transport: Transport.TransportService
   /** The connection's scope: its fibers are interrupted when it closes. */
   readonly scope: Scope.Scope
-  /** Starts a fiber at once, in the transport's call (it runs until it must wait). */
-  readonly runFork: <A, E2>(effect: Effect.Effect<A, E2>) => Fiber.RuntimeFiber<A, E2>
+  /** Starts a fiber at once, in the connection's runtime, in the caller's call (it runs until it must wait). */
+  runFork<A, E2>(effect: Effect.Effect<A, E2>): Fiber.RuntimeFiber<A, E2>
   /** The clock of the connection's runtime. */
   readonly clock: Clock.Clock
   /** Bounds the incoming requests running at once, when the engine has a concurrency. */

@@ -6,7 +6,6 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Scope from "effect/Scope"
 import { record } from "./meta.js"
 import type { ChangeWatcher, ListKind, McpServerService } from "./service.js"
 import type { SessionState } from "./state.js"
@@ -22,9 +21,13 @@ export const listChangedMethod = {
 export const debounceOf = (server: McpServerService): Duration.DurationInput =>
   server.options.listChangedDebounce ?? Duration.millis(10)
 
-/** Makes the session the server's change watcher until its connection ends (started by `initialize`). */
-export const startPushes = (session: SessionState & ChangeWatcher): Effect.Effect<void> =>
-  session.runtime.watch(session).pipe(Scope.extend(session.scope))
+/**
+ * Makes the session the server's change watcher until its connection ends (started by `initialize`; the session's
+ * release forgets it, and a session whose connection has ended already does not watch).
+ */
+export const startPushes = (session: SessionState & ChangeWatcher): void => {
+  if (!session.engine.isClosed()) session.runtime.watch(session)
+}
 
 /** Records a change; changes within the debounce of the first one go out as one notification per list. */
 export const listChanged = (session: SessionState, kind: ListKind): void => {

@@ -50,7 +50,7 @@ export const initialize = (session: SessionState & ChangeWatcher, request: JsonR
       ...(instructions === undefined ? {} : { instructions })
     }
     const out = yield* encodeResult("initialize", rev, result)
-    if (!session.ready) yield* startPushes(session)
+    if (!session.ready) startPushes(session)
     session.ready = true
     return out
   })

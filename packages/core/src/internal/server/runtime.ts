@@ -129,22 +129,27 @@ export class ServerRuntime {
   }
 
   /**
-   * Calls the watcher, synchronously, on every list change and resource update until the scope closes. A
-   * connection watches this way so that an idle one holds no fiber and no subscription.
+   * Calls the watcher, synchronously, on every list change and resource update until `forget`. A connection watches
+   * this way so that an idle one holds no fiber and no subscription.
    */
-  watch(watcher: ChangeWatcher): Effect.Effect<void, never, Scope.Scope> {
-    return Scoped.acquireSync(() => {
-      ;(this.#watchers ??= new Set()).add(watcher)
-    }, () => {
-      this.#watchers?.delete(watcher)
-    })
+  watch(watcher: ChangeWatcher): void {
+    ;(this.#watchers ??= new Set()).add(watcher)
+  }
+
+  /** Counts a connection in `stats` until `forget`. */
+  count(connection: ConnectionCounts): void {
+    ;(this.#connections ??= new Set()).add(connection)
+  }
+
+  /** Stops counting and watching a connection (one that has ended). */
+  forget(connection: ConnectionCounts | ChangeWatcher): void {
+    this.#connections?.delete(connection as ConnectionCounts)
+    this.#watchers?.delete(connection as ChangeWatcher)
   }
 
   /** Counts a connection in `stats` until the scope closes. */
   track(connection: ConnectionCounts): Effect.Effect<void, never, Scope.Scope> {
-    return Scoped.acquireSync(() => {
-      ;(this.#connections ??= new Set()).add(connection)
-    }, () => {
+    return Scoped.acquireSync(() => this.count(connection), () => {
       this.#connections?.delete(connection)
     })
   }

@@ -6,7 +6,6 @@
 import type { JsonRpc, Mcp, Revision } from "@effect-mcp/schema"
 import type * as Deferred from "effect/Deferred"
 import type * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
 import type * as RequestContext from "../../RequestContext.js"
 import type * as Engine from "../engine.js"
 import type { Owner, Peer } from "../requestContextImpl.js"
@@ -28,8 +27,6 @@ export interface SessionState extends Owner {
   readonly runtime: ServerRuntime
   /** The connection's engine. */
   readonly engine: Engine.Engine
-  /** The connection's scope. */
-  readonly scope: Scope.Scope
   /** The owner of the session's tasks in the server's store. */
   readonly taskOwner: string
   /** The client of the handshake, as its requests' contexts see it. */
