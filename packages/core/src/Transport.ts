@@ -224,10 +224,7 @@ export const unsafeMakeInbound = (): Inbound => {
       return () => {}
     }
     receiver = deliver
-    onEnd = () => {
-      receiver = undefined
-      whenEnded()
-    }
+    onEnd = whenEnded
     // Stopping a listener that has since been replaced leaves the new one alone.
     return () => {
       if (receiver !== deliver) return
@@ -246,6 +243,7 @@ export const unsafeMakeInbound = (): Inbound => {
       if (ended) return
       ended = true
       const wake = onEnd
+      receiver = undefined
       onEnd = undefined
       wake?.()
     },

@@ -35,7 +35,8 @@ import {
 
 /** A running engine over one connection, and the state its modules share. */
 export class Connection<E> implements Engine, ConnectionState<E> {
-  readonly pending = new Map<JsonRpc.RequestId, Pending>()
+  // Made for our first request: a server's connection that never asks its client anything holds none.
+  pending: Map<JsonRpc.RequestId, Pending> | undefined = undefined
   // The fibers still running are kept in a FiberMap (requests, by id) and a FiberSet (side work), each made on first
   // use (see `fastPath`): a connection whose requests and side work all finish at once holds neither.
   inflight: FiberMap.FiberMap<JsonRpc.RequestId> | undefined = undefined
@@ -90,7 +91,7 @@ export class Connection<E> implements Engine, ConnectionState<E> {
   }
 
   pendingCount(): number {
-    return this.pending.size
+    return this.pending?.size ?? 0
   }
 
   background(effect: Effect.Effect<void>): void {
@@ -158,8 +159,8 @@ export class Connection<E> implements Engine, ConnectionState<E> {
     return Effect.suspend(() => {
       if (this.hasClosed) return Effect.void
       this.hasClosed = true
-      const waiting = [...this.pending.values()]
-      this.pending.clear()
+      const waiting = this.pending === undefined ? [] : [...this.pending.values()]
+      this.pending?.clear()
       for (const p of waiting) complete(p, Effect.fail(new ConnectionClosed({ reason, ...exit })))
       Timeouts.stopSweeper(this)
       const signal = this.closedSignal

@@ -68,7 +68,7 @@ const send = <E>(
       lastActivity: now,
       related
     }
-    state.pending.set(id, entry)
+    ;(state.pending ??= new Map()).set(id, entry)
     Timeouts.sweepBy(state, now, expiryOf(entry))
     requestOptions.onId?.(id)
     const withToken = requestOptions.onProgress === undefined ? params : {
@@ -79,7 +79,7 @@ const send = <E>(
     // A request that expired before the caller got to send it (a fiber that yielded under load for longer than a
     // short timeout) is never sent: its cancellation went out already, and the peer would run it for nothing.
     const sending = Effect.suspend(() =>
-      state.pending.get(id) === entry
+      state.pending?.get(id) === entry
         ? state.transport.send(
           JsonRpc.request(id, method, withToken),
           related === undefined ? undefined : { relatedRequestId: related }
@@ -89,7 +89,7 @@ const send = <E>(
     return Effect.matchCauseEffect(sending, {
       onFailure: (cause) => {
         FastPath.unwatchCaller(entry)
-        state.pending.delete(id)
+        state.pending?.delete(id)
         return Effect.failCause(cause)
       },
       onSuccess: () => FastPath.awaitOutcome(entry)
@@ -99,7 +99,7 @@ const send = <E>(
 /** Forgets our request `id` whose caller is gone, and tells the peer (if it is still waiting for the response). */
 const abandon = <E>(state: ConnectionState<E>, id: JsonRpc.RequestId, entry: Pending): Effect.Effect<void> =>
   Effect.suspend(() => {
-    if (state.pending.get(id) !== entry) return Effect.void
+    if (state.pending?.get(id) !== entry) return Effect.void
     state.pending.delete(id)
     return sendCancel(state, id, "The request was cancelled", entry.related)
   })
@@ -115,7 +115,7 @@ export const settleId = <E>(
   outcome: () => Effect.Effect<Record<string, unknown>, RequestFailure>,
   why = "unknown request id"
 ): void => {
-  const entry = id === null ? undefined : state.pending.get(id)
+  const entry = id === null ? undefined : state.pending?.get(id)
   if (entry === undefined || id === null) {
     FastPath.runInBackground(
       state,
@@ -125,7 +125,7 @@ export const settleId = <E>(
     )
     return
   }
-  state.pending.delete(id)
+  state.pending?.delete(id)
   complete(entry, outcome())
 }
 
@@ -144,7 +144,7 @@ export const settle = <E>(state: ConnectionState<E>, response: JsonRpc.Response)
 /** Hands a `notifications/progress` to the request its token names, and restarts that request's timeout. */
 export const onProgress = <E>(state: ConnectionState<E>, params: Record<string, unknown> | undefined): void => {
   const token = params?.progressToken
-  const entry = typeof token === "string" || typeof token === "number" ? state.pending.get(token) : undefined
+  const entry = typeof token === "string" || typeof token === "number" ? state.pending?.get(token) : undefined
   if (entry === undefined || entry.onProgress === undefined) {
     FastPath.runInBackground(state, Effect.logDebug(`effect-mcp: progress for unknown token ${JSON.stringify(token)}`))
     return

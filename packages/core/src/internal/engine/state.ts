@@ -29,8 +29,8 @@ export interface ConnectionState<E> {
   readonly clock: Clock.Clock
   /** Bounds the incoming requests running at once, when the engine has a concurrency. */
   readonly semaphore: Effect.Semaphore | undefined
-  /** Our requests awaiting a response, by id. */
-  readonly pending: Map<JsonRpc.RequestId, Pending>
+  /** Our requests awaiting a response, by id (made for the first). */
+  pending: Map<JsonRpc.RequestId, Pending> | undefined
   /** The incoming requests still running after their start, by id (made on first use, see `fastPath`). */
   inflight: FiberMap.FiberMap<JsonRpc.RequestId> | undefined
   /** The side work still running after its start (made on first use, see `fastPath`). */

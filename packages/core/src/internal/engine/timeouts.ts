@@ -25,14 +25,16 @@ const idleCheck = 50
 /** Fails the requests expired at `now`; the earliest deadline of those left (infinite when none). */
 const expire = <E>(state: ConnectionState<E>, now: number): number => {
   let next = Number.POSITIVE_INFINITY
+  const pending = state.pending
+  if (pending === undefined) return next
   const expired: Array<[JsonRpc.RequestId, Pending]> = []
-  for (const [id, entry] of state.pending) {
+  for (const [id, entry] of pending) {
     const at = expiryOf(entry)
     if (now >= at) expired.push([id, entry])
     else if (at < next) next = at
   }
   for (const [id, entry] of expired) {
-    state.pending.delete(id)
+    pending.delete(id)
     FastPath.runInBackground(state, sendCancel(state, id, "The request timed out", entry.related))
     complete(
       entry,
@@ -55,7 +57,7 @@ const sweepLoop = <E>(state: ConnectionState<E>): Effect.Effect<void> =>
         return Effect.zipRight(Effect.sleep(Duration.millis(state.sweepAt - now)), sweepLoop(state))
       }
       const next = expire(state, now)
-      if (state.pending.size === 0) {
+      if ((state.pending?.size ?? 0) === 0) {
         state.sweeper = undefined
         state.sweepAt = Number.POSITIVE_INFINITY
         return Effect.void
