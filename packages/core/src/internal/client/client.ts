@@ -1,6 +1,6 @@
 /**
- * One connection's client, composed of the client modules: its state as fields, its operations as bound functions
- * (destructuring them works), and the engine's handlers of the server's requests and notifications. The typed
+ * One connection's client, composed of the client modules: its state as fields, its operations as own accessors that
+ * bind each on first use (destructuring them works; internal/operations.ts), and the engine's handlers of the server's requests and notifications. The typed
  * request path (method and capability gates, stateless `_meta`, params encoding, result decoding) is here; the rest
  * is delegated by concept.
  */
@@ -15,6 +15,7 @@ import { CapabilityMissing, ProtocolViolation } from "../../Errors.js"
 import type { CallOptions, ClientStats, McpClientError, McpClientService, Options } from "../../McpClient.js"
 import type * as Prompt from "../../Prompt.js"
 import type * as Engine from "../engine.js"
+import * as Operations from "../operations.js"
 import { decodeResult } from "./decode.js"
 import { round } from "./inputRequired.js"
 import * as ListCache from "./listCache.js"
@@ -45,13 +46,148 @@ const declaredCapabilities = (
     : {})
 })
 
+/** The operations of a client, made on first use (see internal/operations.ts). */
+type ClientOperations =
+  & Pick<
+    McpClientService,
+    | "stats"
+    | "request"
+    | "ping"
+    | "listTools"
+    | "callTool"
+    | "callToolAsTask"
+    | "callToolStream"
+    | "listResources"
+    | "listResourceTemplates"
+    | "readResource"
+    | "subscribe"
+    | "unsubscribe"
+    | "listPrompts"
+    | "getPrompt"
+    | "call"
+    | "complete"
+    | "setLoggingLevel"
+    | "listen"
+  >
+  & Pick<TypedCalls.Untyped, "getPromptByName">
+
+/** How each operation of a client is made (bound to it), on its first use. */
+const operations: Operations.Makers<Client, ClientOperations> = {
+  stats: (self) => (): ClientStats => ({ pending: self.engine.pendingCount(), inFlight: self.engine.inFlight() }),
+
+  request: (self) => <M extends keyof Method.ClientRequests>(
+    method: M,
+    params: Method.ClientRequests[M]["params"],
+    callOptions?: CallOptions
+  ): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> =>
+    Effect.suspend((): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> => {
+      const revision = self.revision
+      const facts = Method.info(method)
+      if (facts === undefined || !facts.revisions.includes(revision)) {
+        return Effect.fail(
+          new McpError.MethodNotFound({ message: `${method} does not exist in revision ${revision}`, method })
+        )
+      }
+      const cap = Method.requirement(method, revision)
+      if (cap !== undefined && cap.of === "server" && !Method.hasCapability(self.serverCapabilities, cap.path)) {
+        return Effect.fail(new CapabilityMissing({ method, of: "server", capability: cap.path.join(".") }))
+      }
+      const stateless = self.stateless
+      const encoded = Codec.encodeParams(
+        method,
+        revision,
+        stateless ? withStatelessMeta(self, revision, params) : params
+      )
+      if (Either.isLeft(encoded)) {
+        return Effect.fail(
+          new ProtocolViolation({ reason: `invalid ${method} params: ${Codec.describe(encoded.left)}` })
+        )
+      }
+      const base = encoded.right as Record<string, unknown> | undefined
+      if (!stateless) {
+        return Effect.flatMap(
+          self.engine.request(method, base, callOptions),
+          (result) => decodeResult(method, self.revision, result)
+        )
+      }
+      const cacheKey = ListCache.cacheKey(method, base)
+      if (cacheKey === undefined) return round(self, method, base, callOptions, cacheKey, 0, undefined)
+      return ListCache.cachedOr(self, cacheKey, () => round(self, method, base, callOptions, cacheKey, 0, undefined))
+    }),
+
+  ping: (self) => (o?: CallOptions) => Effect.asVoid(self.request("ping", undefined, o)),
+
+  listTools: (self) => () =>
+    allPages((c) => self.request("tools/list", paged(c)), (p) => p.tools).pipe(
+      Effect.tap((tools) => rememberOutputSchemas(self, tools))
+    ),
+
+  callTool: (self) => (name, args, callOptions) =>
+    self.request("tools/call", args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
+      Effect.flatMap((result) => validated(self, name, result))
+    ),
+
+  callToolAsTask: (self) => (name, args, taskOptions) =>
+    callToolAsTask(self, name, args, taskOptions),
+
+  callToolStream: (self) => (name, args, callOptions) =>
+    callToolStream(self.callTool, name, args, callOptions),
+
+  listResources: (self) => () => allPages((c) => self.request("resources/list", paged(c)), (p) => p.resources),
+
+  listResourceTemplates: (self) => () =>
+    allPages((c) => self.request("resources/templates/list", paged(c)), (p) => p.resourceTemplates),
+
+  readResource: (self) => (uri: string, o?: CallOptions) => self.request("resources/read", { uri }, o),
+
+  subscribe: (self) => (uri: string) => Effect.asVoid(self.request("resources/subscribe", { uri })),
+
+  unsubscribe: (self) => (uri: string) => Effect.asVoid(self.request("resources/unsubscribe", { uri })),
+
+  listPrompts: (self) => () => allPages((c) => self.request("prompts/list", paged(c)), (p) => p.prompts),
+
+  getPromptByName: (self) => (name: string, args?: Readonly<Record<string, string>>, o?: CallOptions) =>
+    self.request("prompts/get", args === undefined ? { name } : { name, arguments: args }, o),
+
+  getPrompt: (self) => (
+    prompt: string | TypedCalls.PromptContract<unknown, Prompt.Arguments, unknown, unknown>,
+    args?: unknown,
+    o?: CallOptions
+  ) =>
+    typeof prompt === "string"
+      ? self.getPromptByName(prompt, args as Readonly<Record<string, string>> | undefined, o)
+      : TypedCalls.getPrompt(self, prompt, args, o) as Effect.Effect<Mcp.GetPromptResult, McpClientError>,
+
+  call: (self) => (
+    tool: TypedCalls.ToolContract<unknown, unknown, unknown, unknown, unknown, unknown>,
+    input: unknown,
+    o?: CallOptions
+  ) => TypedCalls.callTool(self, tool, input, o) as Effect.Effect<never, never>,
+
+  complete: (self) => (params: Mcp.CompleteRequestParams) => self.request("completion/complete", params),
+
+  setLoggingLevel: (self) => (level: Mcp.LoggingLevel) =>
+    self.stateless
+      ? Effect.sync(() => {
+        self.logLevel = level
+      })
+      : Effect.asVoid(self.request("logging/setLevel", { level })),
+
+  listen: (self) => (filter: Mcp.SubscriptionFilter) => Notifications.listen(self, filter)
+}
+
+/** The operations' types on the class (declaration merging): each client defines them as own accessors. */
+export interface Client extends ClientOperations {}
+
 /**
  * One connection's client (see the module header). It is also the engine's handlers of the server's requests. Its
- * Streams of notifications and its `closed` are own accessor properties, defined once per client from shared
- * descriptors, so that a spread of the client (`{ ...client, callTool }`) copies them, as it copies the operations.
+ * operations, Streams of notifications and `closed` are own accessor properties, defined once per client from shared
+ * descriptors, so that destructuring works and a spread of the client (`{ ...client, callTool }`) copies them; an
+ * operation is made (bound to the client) on its first use.
  */
-export class Client implements McpClientService, Engine.Handlers<JsonRpc.ErrorObject> {
+export class Client implements McpClientService, Engine.Handlers<JsonRpc.ErrorObject>, Operations.Holder {
   engine!: Engine.Engine
+  [Operations.Made]: Record<string, unknown> | undefined = undefined
   revision: Revision.Revision
   stateless = false
   serverInfo: Mcp.Implementation = { name: "unknown", version: "unknown" }
@@ -80,7 +216,7 @@ export class Client implements McpClientService, Engine.Handlers<JsonRpc.ErrorOb
       version: options.version,
       ...(options.title ? { title: options.title } : {})
     }
-    Object.defineProperties(this, Client.#lazy)
+    Object.defineProperties(this, Client.#descriptors)
   }
 
   /** Records what negotiation found. */
@@ -112,14 +248,15 @@ export class Client implements McpClientService, Engine.Handlers<JsonRpc.ErrorOb
 
   // ---------- the McpClientService ----------
 
-  static readonly #lazy: PropertyDescriptorMap = {
+  static readonly #descriptors: PropertyDescriptorMap = {
     closed: {
       enumerable: true,
       get(this: Client) {
         return this.engine.closed
       }
     },
-    ...Notifications.streamProperties
+    ...Notifications.streamProperties,
+    ...Operations.descriptors<Client, ClientOperations>(operations)
   }
   declare readonly closed: Effect.Effect<void>
   declare readonly notifications: Stream.Stream<JsonRpc.Notification>
@@ -128,106 +265,4 @@ export class Client implements McpClientService, Engine.Handlers<JsonRpc.ErrorOb
   declare readonly promptListChanged: Stream.Stream<void>
   declare readonly resourceUpdated: Stream.Stream<string>
   declare readonly logMessages: Stream.Stream<Mcp.LoggingMessageNotificationParams>
-
-  readonly stats = (): ClientStats => ({ pending: this.engine.pendingCount(), inFlight: this.engine.inFlight() })
-
-  readonly request = <M extends keyof Method.ClientRequests>(
-    method: M,
-    params: Method.ClientRequests[M]["params"],
-    callOptions?: CallOptions
-  ): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> =>
-    Effect.suspend((): Effect.Effect<Method.ClientRequests[M]["result"], McpClientError> => {
-      const revision = this.revision
-      const facts = Method.info(method)
-      if (facts === undefined || !facts.revisions.includes(revision)) {
-        return Effect.fail(
-          new McpError.MethodNotFound({ message: `${method} does not exist in revision ${revision}`, method })
-        )
-      }
-      const cap = Method.requirement(method, revision)
-      if (cap !== undefined && cap.of === "server" && !Method.hasCapability(this.serverCapabilities, cap.path)) {
-        return Effect.fail(new CapabilityMissing({ method, of: "server", capability: cap.path.join(".") }))
-      }
-      const stateless = this.stateless
-      const encoded = Codec.encodeParams(
-        method,
-        revision,
-        stateless ? withStatelessMeta(this, revision, params) : params
-      )
-      if (Either.isLeft(encoded)) {
-        return Effect.fail(
-          new ProtocolViolation({ reason: `invalid ${method} params: ${Codec.describe(encoded.left)}` })
-        )
-      }
-      const base = encoded.right as Record<string, unknown> | undefined
-      if (!stateless) {
-        return Effect.flatMap(
-          this.engine.request(method, base, callOptions),
-          (result) => decodeResult(method, this.revision, result)
-        )
-      }
-      const cacheKey = ListCache.cacheKey(method, base)
-      if (cacheKey === undefined) return round(this, method, base, callOptions, cacheKey, 0, undefined)
-      return ListCache.cachedOr(this, cacheKey, () => round(this, method, base, callOptions, cacheKey, 0, undefined))
-    })
-
-  readonly ping = (o?: CallOptions) => Effect.asVoid(this.request("ping", undefined, o))
-
-  readonly listTools = () =>
-    allPages((c) => this.request("tools/list", paged(c)), (p) => p.tools).pipe(
-      Effect.tap((tools) => rememberOutputSchemas(this, tools))
-    )
-
-  readonly callTool: McpClientService["callTool"] = (name, args, callOptions) =>
-    this.request("tools/call", args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
-      Effect.flatMap((result) => validated(this, name, result))
-    )
-
-  readonly callToolAsTask: McpClientService["callToolAsTask"] = (name, args, taskOptions) =>
-    callToolAsTask(this, name, args, taskOptions)
-
-  readonly callToolStream: McpClientService["callToolStream"] = (name, args, callOptions) =>
-    callToolStream(this.callTool, name, args, callOptions)
-
-  readonly listResources = () => allPages((c) => this.request("resources/list", paged(c)), (p) => p.resources)
-
-  readonly listResourceTemplates = () =>
-    allPages((c) => this.request("resources/templates/list", paged(c)), (p) => p.resourceTemplates)
-
-  readonly readResource = (uri: string, o?: CallOptions) => this.request("resources/read", { uri }, o)
-
-  readonly subscribe = (uri: string) => Effect.asVoid(this.request("resources/subscribe", { uri }))
-
-  readonly unsubscribe = (uri: string) => Effect.asVoid(this.request("resources/unsubscribe", { uri }))
-
-  readonly listPrompts = () => allPages((c) => this.request("prompts/list", paged(c)), (p) => p.prompts)
-
-  readonly getPromptByName = (name: string, args?: Readonly<Record<string, string>>, o?: CallOptions) =>
-    this.request("prompts/get", args === undefined ? { name } : { name, arguments: args }, o)
-
-  readonly getPrompt: McpClientService["getPrompt"] = (
-    prompt: string | TypedCalls.PromptContract<unknown, Prompt.Arguments, unknown, unknown>,
-    args?: unknown,
-    o?: CallOptions
-  ) =>
-    typeof prompt === "string"
-      ? this.getPromptByName(prompt, args as Readonly<Record<string, string>> | undefined, o)
-      : TypedCalls.getPrompt(this, prompt, args, o) as Effect.Effect<Mcp.GetPromptResult, McpClientError>
-
-  readonly call: McpClientService["call"] = (
-    tool: TypedCalls.ToolContract<unknown, unknown, unknown, unknown, unknown, unknown>,
-    input: unknown,
-    o?: CallOptions
-  ) => TypedCalls.callTool(this, tool, input, o) as Effect.Effect<never, never>
-
-  readonly complete = (params: Mcp.CompleteRequestParams) => this.request("completion/complete", params)
-
-  readonly setLoggingLevel = (level: Mcp.LoggingLevel) =>
-    this.stateless
-      ? Effect.sync(() => {
-        this.logLevel = level
-      })
-      : Effect.asVoid(this.request("logging/setLevel", { level }))
-
-  readonly listen = (filter: Mcp.SubscriptionFilter) => Notifications.listen(this, filter)
 }
