@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as EventBus from "./EventBus.js"
 import * as Engine from "./internal/engine.js"
+import * as Operations from "./internal/operations.js"
 import * as RequestState from "./internal/requestState.js"
 import * as Scoped from "./internal/scoped.js"
 import { tasksExtension } from "./internal/server/meta.js"
@@ -56,14 +57,21 @@ const sizeOf = (map: Map<string, unknown> | undefined): number => map?.size ?? 0
 
 const valuesOf = <A>(map: Map<string, A> | undefined): Array<A> => map === undefined ? [] : [...map.values()]
 
+/** The operations of a registry, made on first use (see internal/operations.ts). */
+type RegistryOperations = Omit<McpServerService, "info" | "options" | typeof RuntimeId>
+
+/** The operations' types on the class (declaration merging): each registry defines them as own accessors. */
+interface Registry extends RegistryOperations {}
+
 /**
- * A server's registry. Its operations are bound functions (destructuring them works), in an object of fast
- * properties; what its connections share beyond it is its runtime (internal/server/runtime.ts), held under
- * `RuntimeId`, an own property that a spread of the registry copies. Each kind's map is made for its first
- * definition (an empty Map is 184 bytes; most servers define one or two kinds).
+ * A server's registry. Its operations are own accessors that bind each on first use (destructuring them works, and
+ * a spread copies them: internal/operations.ts); what its connections share beyond it is its runtime
+ * (internal/server/runtime.ts), held under `RuntimeId`, an own property that a spread of the registry copies. Each
+ * kind's map is made for its first definition (an empty Map is 184 bytes; most servers define one or two kinds).
  */
-class Registry implements McpServerService {
+class Registry implements McpServerService, Operations.Holder {
   readonly info: Mcp.Implementation
+  [Operations.Made]: Record<string, unknown> | undefined = undefined
   readonly #maps: { -readonly [K in keyof Definitions]?: Map<string, Definitions[K]> } = {}
   #capabilities: Mcp.ServerCapabilities | undefined
   readonly [RuntimeId]: ServerRuntime
@@ -79,6 +87,7 @@ class Registry implements McpServerService {
       ...(icons === undefined ? {} : { icons })
     }
     this[RuntimeId] = runtime
+    Object.defineProperties(this, Registry.#descriptors)
   }
 
   #changed(kind: ListKind): Effect.Effect<void> {
@@ -117,24 +126,26 @@ class Registry implements McpServerService {
     } as Mcp.ServerCapabilities
   }
 
-  readonly addTool = (t: Tool.Tool) => this.#put("tools", t.descriptor.name, t, "tools")
-  readonly removeTool = (n: string) => this.#drop("tools", n, "tools")
-  readonly addResource = (r: Resource.Resource) => this.#put("resources", r.descriptor.uri, r, "resources")
-  readonly removeResource = (uri: string) => this.#drop("resources", uri, "resources")
-  readonly addTemplate = (t: Resource.Template) => this.#put("templates", t.descriptor.uriTemplate, t, "resources")
-  readonly removeTemplate = (uriTemplate: string) => this.#drop("templates", uriTemplate, "resources")
-  readonly addPrompt = (p: Prompt.Prompt) => this.#put("prompts", p.descriptor.name, p, "prompts")
-  readonly removePrompt = (n: string) => this.#drop("prompts", n, "prompts")
-  readonly tools = () => valuesOf(this.#maps.tools)
-  readonly tool = (n: string) => this.#maps.tools?.get(n)
-  readonly resources = () => valuesOf(this.#maps.resources)
-  readonly resource = (uri: string) => this.#maps.resources?.get(uri)
-  readonly templates = () => valuesOf(this.#maps.templates)
-  readonly prompts = () => valuesOf(this.#maps.prompts)
-  readonly prompt = (n: string) => this.#maps.prompts?.get(n)
-  readonly capabilities = (): Mcp.ServerCapabilities => (this.#capabilities ??= this.#derive())
-  readonly notifyResourceUpdated = (uri: string) => Effect.suspend(() => this[RuntimeId].resourceUpdated(uri))
-  readonly stats = (): ServerStats => this[RuntimeId].stats()
+  static readonly #descriptors = Operations.descriptors<Registry, RegistryOperations>({
+    addTool: (self) => (t: Tool.Tool) => self.#put("tools", t.descriptor.name, t, "tools"),
+    removeTool: (self) => (n: string) => self.#drop("tools", n, "tools"),
+    addResource: (self) => (r: Resource.Resource) => self.#put("resources", r.descriptor.uri, r, "resources"),
+    removeResource: (self) => (uri: string) => self.#drop("resources", uri, "resources"),
+    addTemplate: (self) => (t: Resource.Template) => self.#put("templates", t.descriptor.uriTemplate, t, "resources"),
+    removeTemplate: (self) => (uriTemplate: string) => self.#drop("templates", uriTemplate, "resources"),
+    addPrompt: (self) => (p: Prompt.Prompt) => self.#put("prompts", p.descriptor.name, p, "prompts"),
+    removePrompt: (self) => (n: string) => self.#drop("prompts", n, "prompts"),
+    tools: (self) => () => valuesOf(self.#maps.tools),
+    tool: (self) => (n: string) => self.#maps.tools?.get(n),
+    resources: (self) => () => valuesOf(self.#maps.resources),
+    resource: (self) => (uri: string) => self.#maps.resources?.get(uri),
+    templates: (self) => () => valuesOf(self.#maps.templates),
+    prompts: (self) => () => valuesOf(self.#maps.prompts),
+    prompt: (self) => (n: string) => self.#maps.prompts?.get(n),
+    capabilities: (self) => (): Mcp.ServerCapabilities => (self.#capabilities ??= self.#derive()),
+    notifyResourceUpdated: (self) => (uri: string) => Effect.suspend(() => self[RuntimeId].resourceUpdated(uri)),
+    stats: (self) => (): ServerStats => self[RuntimeId].stats()
+  })
 }
 
 /**
