@@ -70,8 +70,8 @@ interface Registry extends RegistryOperations {}
  * kind's map is made for its first definition (an empty Map is 184 bytes; most servers define one or two kinds).
  */
 class Registry implements McpServerService, Operations.Holder {
-  readonly info: Mcp.Implementation
   [Operations.Made]: Record<string, unknown> | undefined = undefined
+  readonly info: Mcp.Implementation
   readonly #maps: { -readonly [K in keyof Definitions]?: Map<string, Definitions[K]> } = {}
   #capabilities: Mcp.ServerCapabilities | undefined
   readonly [RuntimeId]: ServerRuntime

@@ -75,7 +75,8 @@ type ClientOperations =
 const operations: Operations.Makers<Client, ClientOperations> = {
   stats: (self) => (): ClientStats => ({ pending: self.engine.pendingCount(), inFlight: self.engine.inFlight() }),
 
-  request: (self) => <M extends keyof Method.ClientRequests>(
+  request: (self) =>
+  <M extends keyof Method.ClientRequests>(
     method: M,
     params: Method.ClientRequests[M]["params"],
     callOptions?: CallOptions
@@ -127,11 +128,9 @@ const operations: Operations.Makers<Client, ClientOperations> = {
       Effect.flatMap((result) => validated(self, name, result))
     ),
 
-  callToolAsTask: (self) => (name, args, taskOptions) =>
-    callToolAsTask(self, name, args, taskOptions),
+  callToolAsTask: (self) => (name, args, taskOptions) => callToolAsTask(self, name, args, taskOptions),
 
-  callToolStream: (self) => (name, args, callOptions) =>
-    callToolStream(self.callTool, name, args, callOptions),
+  callToolStream: (self) => (name, args, callOptions) => callToolStream(self.callTool, name, args, callOptions),
 
   listResources: (self) => () => allPages((c) => self.request("resources/list", paged(c)), (p) => p.resources),
 
@@ -149,7 +148,8 @@ const operations: Operations.Makers<Client, ClientOperations> = {
   getPromptByName: (self) => (name: string, args?: Readonly<Record<string, string>>, o?: CallOptions) =>
     self.request("prompts/get", args === undefined ? { name } : { name, arguments: args }, o),
 
-  getPrompt: (self) => (
+  getPrompt: (self) =>
+  (
     prompt: string | TypedCalls.PromptContract<unknown, Prompt.Arguments, unknown, unknown>,
     args?: unknown,
     o?: CallOptions
@@ -158,7 +158,8 @@ const operations: Operations.Makers<Client, ClientOperations> = {
       ? self.getPromptByName(prompt, args as Readonly<Record<string, string>> | undefined, o)
       : TypedCalls.getPrompt(self, prompt, args, o) as Effect.Effect<Mcp.GetPromptResult, McpClientError>,
 
-  call: (self) => (
+  call: (self) =>
+  (
     tool: TypedCalls.ToolContract<unknown, unknown, unknown, unknown, unknown, unknown>,
     input: unknown,
     o?: CallOptions
@@ -186,8 +187,8 @@ export interface Client extends ClientOperations {}
  * operation is made (bound to the client) on its first use.
  */
 export class Client implements McpClientService, Engine.Handlers<JsonRpc.ErrorObject>, Operations.Holder {
-  engine!: Engine.Engine
   [Operations.Made]: Record<string, unknown> | undefined = undefined
+  engine!: Engine.Engine
   revision: Revision.Revision
   stateless = false
   serverInfo: Mcp.Implementation = { name: "unknown", version: "unknown" }
