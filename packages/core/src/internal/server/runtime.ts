@@ -142,9 +142,9 @@ export class ServerRuntime {
   }
 
   /** Stops counting and watching a connection (one that has ended). */
-  forget(connection: ConnectionCounts | ChangeWatcher): void {
-    this.#connections?.delete(connection as ConnectionCounts)
-    this.#watchers?.delete(connection as ChangeWatcher)
+  forget(connection: ConnectionCounts & ChangeWatcher): void {
+    this.#connections?.delete(connection)
+    this.#watchers?.delete(connection)
   }
 
   /** Counts a connection in `stats` until the scope closes. */
