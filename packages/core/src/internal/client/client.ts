@@ -1,8 +1,8 @@
 /**
  * One connection's client, composed of the client modules: its state as fields, its operations as own accessors that
- * bind each on first use (destructuring them works; internal/operations.ts), and the engine's handlers of the server's requests and notifications. The typed
- * request path (method and capability gates, stateless `_meta`, params encoding, result decoding) is here; the rest
- * is delegated by concept.
+ * bind each on first use (destructuring them works; internal/operations.ts), and the engine's handlers of the
+ * server's requests and notifications. The typed request path (method and capability gates, stateless `_meta`,
+ * params encoding, result decoding) is here; the rest is delegated by concept.
  */
 import { Codec, type JsonRpc, type Mcp, McpError, Method, Revision } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
