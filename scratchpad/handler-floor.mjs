@@ -1,7 +1,8 @@
 // The Streamable HTTP endpoint's own cost, without any HTTP: calls McpHttpServer.handler's function with in-process
 // requests (a 2025-11-25 session, or 2026-07-28 stateless with REV=2026-07-28) and prints CPU µs per tools/call.
 // PROF=1 writes /tmp/handler-floor.cpuprofile; ALLOC=1 a sampled allocation profile, /tmp/handler-floor.heapprofile
-// (summarise it with `N=<calls> node scratchpad/alloc-summary.mjs /tmp/handler-floor.heapprofile`).
+// (summarise it with `N=<calls> node scratchpad/alloc-summary.mjs /tmp/handler-floor.heapprofile`). CENSUS=1 instead
+// counts the Effect operations per call (scratchpad/census.mjs), by kind and by the source of their continuation.
 import { McpServer } from "@effect-mcp/core"
 import { McpHttpServer } from "@effect-mcp/http"
 import * as Effect from "effect/Effect"
@@ -9,11 +10,15 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { makeCensus } from "./census.mjs"
 
 const Echo = McpServer.tool({ name: "echo", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) })
+const census = process.env.CENSUS ? makeCensus() : undefined
+const run = (effect) => Effect.runPromise(census === undefined ? effect : census.supervised(effect))
 const scope = Effect.runSync(Scope.make())
-const context = await Effect.runPromise(Layer.buildWithScope(Echo.pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" }))), scope))
-const handle = await Effect.runPromise(McpHttpServer.handler({}).pipe(Effect.provide(context), Scope.extend(scope)))
+const context = await run(Layer.buildWithScope(Echo.pipe(Layer.provideMerge(McpServer.layer({ name: "bench", version: "1" }))), scope))
+const built = await run(McpHttpServer.handler({}).pipe(Effect.provide(context), Scope.extend(scope)))
+const handle = census === undefined ? built : (request) => census.supervised(built(request))
 const stateless = process.env.REV === "2026-07-28"
 const base = { host: "127.0.0.1", "content-type": "application/json", accept: "application/json, text/event-stream" }
 const request = (headers, body) => ({
@@ -37,6 +42,14 @@ const call = async () => {
   if (reply.status !== 200 || !text.includes("hello")) { console.error(reply.status, text); process.exit(1) }
 }
 for (let i = 0; i < 3000; i++) await call()
+if (census !== undefined) {
+  const n = 500
+  census.state.counting = true
+  for (let i = 0; i < n; i++) await call()
+  census.state.counting = false
+  census.report(n)
+  process.exit(0)
+}
 let session
 if (process.env.PROF || process.env.ALLOC) {
   const { Session } = await import("node:inspector/promises")
