@@ -271,7 +271,8 @@ export interface Connection {
 export interface ConnectOptions {
   /**
    * Whether the connection counts as one in the server's `stats` (default true). A transport that carries many
-   * peers' requests on one connection says false and counts each request with `track` instead.
+   * peers' requests on one connection says false and counts its requests with `track` instead (one entry whose
+   * `connections` says how many it is answering).
    */
   readonly counted?: boolean
 }
@@ -303,7 +304,10 @@ export const serve: Effect.Effect<void, never, McpServer | Transport.Transport |
   (connection) => connection.closed
 )
 
-/** For transports: counts something (e.g. one request in flight) as a connection in `stats` until the scope closes. */
+/**
+ * For transports: counts something as connections in `stats` until the scope closes (one, or as many as its
+ * `connections` says: the requests a shared connection is answering).
+ */
 export const track = (
   server: McpServerService,
   counts: ConnectionCounts

@@ -162,7 +162,7 @@ export class ServerRuntime {
     if (this.#connections !== undefined) {
       for (const c of this.#connections) {
         if (c.isClosed?.() === true) continue
-        live++
+        live += c.connections === undefined ? 1 : c.connections()
         inFlight += c.inFlight()
         pending += c.pending()
       }

@@ -140,6 +140,11 @@ export interface ConnectionCounts {
   readonly pending: () => number
   /** Whether the connection has ended: it is no longer counted, though the scope it was served in may be open. */
   readonly isClosed?: () => boolean
+  /**
+   * How many connections of `stats` this entry stands for (1 when absent): a transport that serves many peers'
+   * requests on one connection (2026-07-28 over HTTP) counts each request it is answering.
+   */
+  readonly connections?: () => number
 }
 
 /** A snapshot of a server's activity (for health checks, metrics and leak tests). */

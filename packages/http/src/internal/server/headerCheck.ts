@@ -9,6 +9,23 @@ import * as ParamHeaders from "../paramHeaders.js"
 import * as Wire from "../wire.js"
 import type { Incoming } from "./exchange.js"
 
+/**
+ * The mirrored parameters of each registered tool's `inputSchema`, found once per schema (a descriptor never changes):
+ * walking the schema on every `tools/call` was about 2% of a stateless call's server CPU (docs/benchmarks.md,
+ * "Stateless HTTP CPU, session 23": the "echo over HTTP 2026-07-28 stateless" rows). A schema whose annotations are
+ * invalid mirrors nothing (a client drops such a tool from its list).
+ */
+const mirroredOf = new WeakMap<object, ReadonlyArray<ParamHeaders.ParamHeader>>()
+
+const mirrored = (inputSchema: object): ReadonlyArray<ParamHeaders.ParamHeader> => {
+  let found = mirroredOf.get(inputSchema)
+  if (found === undefined) {
+    found = Either.getOrElse(ParamHeaders.find(inputSchema), (): ReadonlyArray<ParamHeaders.ParamHeader> => [])
+    mirroredOf.set(inputSchema, found)
+  }
+  return found
+}
+
 /** Why a request's headers disagree with its body (answered -32020), or undefined when they agree. */
 export const mismatch = (
   server: McpServer.McpServerService,
@@ -47,8 +64,7 @@ export const mismatch = (
   if (body.method !== "tools/call") return undefined
   // Parameters the tool mirrors into Mcp-Param-{Name} headers must be there and match.
   const tool = server.tool(value)
-  const mirrored = tool === undefined ? Either.right([]) : ParamHeaders.find(tool.descriptor.inputSchema)
-  for (const param of Either.getOrElse(mirrored, () => [])) {
+  for (const param of tool === undefined ? [] : mirrored(tool.descriptor.inputSchema)) {
     const expected = ParamHeaders.valueAt(params.arguments, param.path)
     if (expected === undefined) continue
     const header = request.headers[`mcp-param-${param.name.toLowerCase()}`]

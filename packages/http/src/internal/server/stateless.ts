@@ -13,7 +13,6 @@ import { McpServer, Transport } from "@effect-mcp/core"
 import { Json, JsonRpc, McpError, Revision } from "@effect-mcp/schema"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
-import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as Media from "../media.js"
 import * as Outbox from "../outbox.js"
@@ -113,40 +112,47 @@ export const make = (
       Effect.forkIn(scope)
     )
 
-    return (request, body, auth, accept) =>
-      Effect.gen(function*() {
-        if (!Json.isRecord(body)) return batchRefused
-        // A request (or what tries to be one: an id and no result) is answered with its id when it can be read; a
-        // response or a notification never is.
-        const id = JsonRpc.looksLikeResponse(body) ? null : JsonRpc.salvageId(body)
-        const mismatch = HeaderCheck.mismatch(server, request, body)
-        if (mismatch !== undefined) {
-          return Replies.error(400, new McpError.HeaderMismatch({ message: mismatch }), {}, id)
-        }
-        if (JsonRpc.looksLikeNotification(body)) return Replies.empty(202)
-        if (!JsonRpc.looksLikeRequest(body)) return Replies.error(400, onlyRequests, {}, id)
-        const requestId = body.id
-        // A listen stream is nothing but notifications: it is SSE whatever the response mode.
-        const as = Media.answerAs(accept, config.mode, body.method === "subscriptions/listen")
-        if (as === undefined) return Replies.notAcceptableStream
+    // Each request counts as a connection of the server from its POST until its answer ends, and as in flight until
+    // its response: one entry in the server's stats for all of them, not a scope and an entry per request.
+    let answering = 0
+    yield* McpServer.track(server, {
+      connections: () => answering,
+      inFlight: () => routes.size,
+      pending: () => 0
+    }).pipe(Scope.extend(scope))
+
+    return (request, body, auth, accept) => {
+      if (!Json.isRecord(body)) return Effect.succeed(batchRefused)
+      // A request (or what tries to be one: an id and no result) is answered with its id when it can be read; a
+      // response or a notification never is.
+      const id = JsonRpc.looksLikeResponse(body) ? null : JsonRpc.salvageId(body)
+      const mismatch = HeaderCheck.mismatch(server, request, body)
+      if (mismatch !== undefined) {
+        return Effect.succeed(Replies.error(400, new McpError.HeaderMismatch({ message: mismatch }), {}, id))
+      }
+      if (JsonRpc.looksLikeNotification(body)) return Effect.succeed(Replies.empty(202))
+      if (!JsonRpc.looksLikeRequest(body)) return Effect.succeed(Replies.error(400, onlyRequests, {}, id))
+      const requestId = body.id
+      // A listen stream is nothing but notifications: it is SSE whatever the response mode.
+      const as = Media.answerAs(accept, config.mode, body.method === "subscriptions/listen")
+      if (as === undefined) return Effect.succeed(Replies.notAcceptableStream)
+      return Effect.flatMap(Outbox.make("r"), (stream) => {
         const wireId = nextId++
-        const stream = yield* Outbox.make("r")
         Outbox.expect(stream, requestId)
         routes.set(wireId, { stream, clientId: requestId, as })
-        // Counted as a connection of the server while it waits for its response.
-        const counted = yield* Scope.make()
-        yield* McpServer.track(server, { inFlight: () => (routes.has(wireId) ? 1 : 0), pending: () => 0 }).pipe(
-          Scope.extend(counted)
-        )
+        answering++
         // When the answer ends before the response (the client went away), the request is cancelled.
-        const end = Effect.suspend(() => {
+        let ended = false
+        const end = Effect.sync(() => {
+          if (ended) return
+          ended = true
+          answering--
           if (routes.delete(wireId)) {
             incoming.push(Transport.frame(
               { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: wireId } },
               { revision: Revision.stateless }
             ))
           }
-          return Scope.close(counted, Exit.void)
         })
         incoming.push(
           Transport.frame({ ...body, id: wireId }, {
@@ -155,6 +161,7 @@ export const make = (
             ...(auth === undefined ? {} : { auth })
           })
         )
-        return yield* answer(undefined, stream, {}, end, statusOf, undefined, as)
+        return answer(undefined, stream, {}, end, statusOf, undefined, as)
       })
+    }
   })
