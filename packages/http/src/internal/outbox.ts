@@ -29,7 +29,17 @@ export interface Item {
 export interface OutStream {
   /** The stream's id within its session (`g` for the standalone stream, `p<n>` for a POST's). */
   readonly key: string
-  readonly queue: Queue.Queue<Item>
+  /** How the stream bounds what waits for its reader. */
+  readonly bound: Bound
+  /**
+   * Items queued while the stream has no queue, oldest first. A stream makes its queue (and that queue's shutdown
+   * `Deferred`) only when a reader must wait or a writer attaches: a POST answered as JSON whose response came
+   * within its call (every call of the "echo over HTTP" rows) never needs one, and they were about a tenth of a
+   * session call's allocations (docs/benchmarks.md, "HTTP shared costs, session 23").
+   */
+  held: Array<Item>
+  /** The queue a waiting reader or an attached writer takes from, once one needed it. */
+  queue: Queue.Queue<Item> | undefined
   /** The requests whose responses this stream still awaits. */
   readonly pending: Set<JsonRpc.RequestId>
   nextSeq: number
@@ -68,43 +78,74 @@ export const isEndMarker = (message: Transport.Outgoing): boolean => Array.isArr
 /** The default bound of a POST's stream. */
 export const defaultWindow = 256
 
-/** Makes a stream. */
-export const make = (key: string, bound: Bound = { backpressure: defaultWindow }): Effect.Effect<OutStream> =>
-  Effect.map(
-    "sliding" in bound ? Queue.sliding<Item>(bound.sliding) : Queue.unbounded<Item>(),
-    (queue): OutStream => ({
-      key,
-      queue,
-      pending: new Set(),
-      nextSeq: 0,
-      lastTaken: -1,
-      finalTaken: false,
-      attached: 0,
-      evict: undefined,
-      window: "backpressure" in bound ? bound.backpressure : undefined,
-      credit: undefined
+/** Makes a stream; its queue is made when a reader first waits on it or a writer attaches. */
+export const make = (key: string, bound: Bound = { backpressure: defaultWindow }): OutStream => ({
+  key,
+  bound,
+  held: [],
+  queue: undefined,
+  pending: new Set(),
+  nextSeq: 0,
+  lastTaken: -1,
+  finalTaken: false,
+  attached: 0,
+  evict: undefined,
+  window: "backpressure" in bound ? bound.backpressure : undefined,
+  credit: undefined
+})
+
+/** Holds an item until the stream has a queue, keeping only the newest ones on a sliding stream as its queue would. */
+const hold = (stream: OutStream, item: Item): void => {
+  stream.held.push(item)
+  if ("sliding" in stream.bound && stream.held.length > stream.bound.sliding) stream.held.shift()
+}
+
+/** The stream's queue, made with what it held when nobody had needed a queue yet. */
+const queueOf = (stream: OutStream): Effect.Effect<Queue.Queue<Item>> =>
+  Effect.suspend(() => {
+    if (stream.queue !== undefined) return Effect.succeed(stream.queue)
+    const { bound } = stream
+    return Effect.map("sliding" in bound ? Queue.sliding<Item>(bound.sliding) : Queue.unbounded<Item>(), (queue) => {
+      // Another fiber may have made it meanwhile: the first one made is the stream's.
+      if (stream.queue !== undefined) return stream.queue
+      for (const item of stream.held) queue.unsafeOffer(item)
+      stream.held = []
+      stream.queue = queue
+      return queue
     })
-  )
+  })
+
+/** Queues an item, on the queue when the stream has one, else among the items it holds. */
+const enqueue = (stream: OutStream, item: Item): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (stream.queue !== undefined) return Queue.offer(stream.queue, item)
+    hold(stream, item)
+    return Effect.void
+  })
 
 /** Queues a message on the stream, waiting for room unless it is final. */
 export const offer = (stream: OutStream, item: Item): Effect.Effect<void> =>
   item.final || stream.window === undefined
-    ? Queue.offer(stream.queue, item)
+    ? enqueue(stream, item)
     : Effect.suspend(() => (stream.credit ??= Effect.unsafeMakeSemaphore(stream.window!)).take(1)).pipe(
-      Effect.zipRight(Queue.offer(stream.queue, item))
+      Effect.zipRight(enqueue(stream, item))
     )
 
 /**
  * Takes the stream's next item, waiting for one (a JSON answer reads its first item this way); `onInterrupt` runs if
  * the wait is interrupted. An item that is already there (a handler that answered within its POST, as every call of
- * the "echo over HTTP" rows does) is taken without the wait's interruptible region.
+ * the "echo over HTTP" rows does) is taken without a queue or the wait's interruptible region.
  */
 export const take = (stream: OutStream, onInterrupt: Effect.Effect<void>): Effect.Effect<Item> =>
-  Effect.flatMap(
-    Queue.poll(stream.queue),
-    (item) =>
-      Option.isSome(item) ? Effect.succeed(item.value) : Effect.onInterrupt(Queue.take(stream.queue), () => onInterrupt)
-  )
+  Effect.suspend(() => {
+    if (stream.queue === undefined && stream.held.length > 0) return Effect.succeed(stream.held.shift()!)
+    return Effect.flatMap(queueOf(stream), (queue) =>
+      Effect.flatMap(
+        Queue.poll(queue),
+        (item) =>
+          Option.isSome(item) ? Effect.succeed(item.value) : Effect.onInterrupt(Queue.take(queue), () => onInterrupt)
+      ))
+  })
 
 /** The seq the stream's next item gets (the event store keys what it keeps by it). */
 export const nextSeq = (stream: OutStream): number => stream.nextSeq++
@@ -115,7 +156,7 @@ export const push = (stream: OutStream, message: Transport.Outgoing, final: bool
 
 /** Ends the stream without a response (its requests were cancelled, or their connection ended): never waits. */
 export const end = (stream: OutStream): Effect.Effect<void> =>
-  Effect.suspend(() => Queue.offer(stream.queue, { seq: stream.nextSeq++, message: [], final: true }))
+  Effect.suspend(() => enqueue(stream, { seq: stream.nextSeq++, message: [], final: true }))
 
 /** Records that the stream awaits the response to a request. */
 export const expect = (stream: OutStream, id: JsonRpc.RequestId): void => void stream.pending.add(id)
@@ -151,11 +192,11 @@ export const evict = (stream: OutStream): Effect.Effect<void> =>
   )
 
 /** A stream that already ended, for a writer that only replays what its client missed. */
-export const makeEnded = (key: string): Effect.Effect<OutStream> =>
-  Effect.map(make(key), (stream) => {
-    stream.finalTaken = true
-    return stream
-  })
+export const makeEnded = (key: string): OutStream => {
+  const stream = make(key)
+  stream.finalTaken = true
+  return stream
+}
 
 /** What a writer needs to know. */
 export interface WriteOptions {
@@ -203,7 +244,9 @@ export const write = (stream: OutStream, options: WriteOptions): Effect.Effect<S
       ? Stream.empty
       : Stream.concat(
         options.first === undefined ? Stream.empty : Stream.make(options.first),
-        options.first?.final === true ? Stream.empty : Stream.fromQueue(stream.queue, { maxChunkSize: 1 })
+        options.first?.final === true
+          ? Stream.empty
+          : Stream.unwrap(Effect.map(queueOf(stream), (queue) => Stream.fromQueue(queue, { maxChunkSize: 1 })))
       ).pipe(Stream.takeUntil((item) => item.final))
     const events = Stream.concat(
       Stream.fromIterable(opening),

@@ -140,7 +140,7 @@ export const make = (deps: Deps): Handshake => {
         yield* release
         return Replies.empty(202)
       }
-      const stream = yield* Outbox.make(`p${s.nextStream++}`)
+      const stream = Outbox.make(`p${s.nextStream++}`)
       const as = Media.answerAs(accept, config.mode, false) ?? config.mode
       routing.setForm(stream, as)
       for (const id of requestIds) {
@@ -198,7 +198,7 @@ export const make = (deps: Deps): Handshake => {
         replay = stored.right
         const live = key === "g" ? s.standalone : s.streams.get(key)
         // A POST stream that has ended: replay what the client missed, then end.
-        target = live !== undefined ? live : yield* Outbox.makeEnded(key)
+        target = live !== undefined ? live : Outbox.makeEnded(key)
       }
       const body = yield* Outbox.write(target, {
         eventId: store === undefined ? undefined : params.eventIdOf(target.key),

@@ -97,7 +97,7 @@ export const make = (deps: Deps): Effect.Effect<Sessions, never, Scope.Scope> =>
           id,
           scope,
           incoming,
-          standalone: yield* Outbox.make("g", { sliding: 1024 }),
+          standalone: Outbox.make("g", { sliding: 1024 }),
           streams: new Map(),
           routes: new Map(),
           cancelledEarly: new Set(),

@@ -137,7 +137,8 @@ export const make = (
       // A listen stream is nothing but notifications: it is SSE whatever the response mode.
       const as = Media.answerAs(accept, config.mode, body.method === "subscriptions/listen")
       if (as === undefined) return Effect.succeed(Replies.notAcceptableStream)
-      return Effect.flatMap(Outbox.make("r"), (stream) => {
+      return Effect.suspend(() => {
+        const stream = Outbox.make("r")
         const wireId = nextId++
         Outbox.expect(stream, requestId)
         routes.set(wireId, { stream, clientId: requestId, as })
