@@ -55,25 +55,44 @@ export const make = (
   store: EventStore.EventStoreService | undefined,
   params: StreamParams
 ): Answer => {
+  // A chain, not a generator: this runs for every POST that carries a request, in both eras (docs/benchmarks.md,
+  // "HTTP shared costs, session 23").
   const answer: Answer = (s, stream, headers, onEnd, jsonStatus, taken, as = config.mode) =>
-    Effect.gen(function*() {
-      const first = taken !== undefined || as === "sse"
-        ? taken
-        : yield* Outbox.take(stream, onEnd)
-      // Every request of the POST was cancelled while its session lives: no response comes, so the answer is an
-      // SSE stream that ends without an event (a JSON error here would read as the session's end).
-      const cancelled = first !== undefined && Outbox.isEndMarker(first.message) && s !== undefined && !s.closed
-      if (first !== undefined && !cancelled && answersAsJson(as, first.final)) {
-        Outbox.tookFirst(stream, first)
-        if (s !== undefined && first.final) s.streams.delete(stream.key)
-        yield* onEnd
-        const message = Outbox.isEndMarker(first.message) ? undefined : first.message
-        if (message === undefined) {
-          return s === undefined ? Replies.error(503, shuttingDown, headers) : Replies.sessionNotFound(headers)
-        }
-        return Replies.json(jsonStatus(message), JSON.stringify(message), headers)
-      }
-      const body = yield* Outbox.write(stream, {
+    taken !== undefined || as === "sse"
+      ? Effect.suspend(() => answerWith(s, stream, headers, onEnd, jsonStatus, taken, as))
+      : Effect.flatMap(
+        Outbox.take(stream, onEnd),
+        (first) => answerWith(s, stream, headers, onEnd, jsonStatus, first, as)
+      )
+
+  /** Answers with the stream's first item (undefined: an SSE answer that has taken none yet). */
+  const answerWith = (
+    s: Session | undefined,
+    stream: Outbox.OutStream,
+    headers: Record<string, string>,
+    onEnd: Effect.Effect<void>,
+    jsonStatus: (message: Transport.Outgoing | undefined) => number,
+    first: Outbox.Item | undefined,
+    as: AnswerForm
+  ): Effect.Effect<Reply> => {
+    // Every request of the POST was cancelled while its session lives: no response comes, so the answer is an
+    // SSE stream that ends without an event (a JSON error here would read as the session's end).
+    const cancelled = first !== undefined && Outbox.isEndMarker(first.message) && s !== undefined && !s.closed
+    if (first !== undefined && !cancelled && answersAsJson(as, first.final)) {
+      Outbox.tookFirst(stream, first)
+      if (s !== undefined && first.final) s.streams.delete(stream.key)
+      const message = Outbox.isEndMarker(first.message) ? undefined : first.message
+      return Effect.as(
+        onEnd,
+        message !== undefined
+          ? Replies.json(jsonStatus(message), JSON.stringify(message), headers)
+          : s === undefined
+          ? Replies.error(503, shuttingDown, headers)
+          : Replies.sessionNotFound(headers)
+      )
+    }
+    return Effect.map(
+      Outbox.write(stream, {
         eventId: s !== undefined && store !== undefined ? params.eventIdOf(stream.key) : undefined,
         replay: [],
         first,
@@ -84,8 +103,9 @@ export const make = (
           if (s !== undefined && Outbox.isFinalTaken(stream)) s.streams.delete(stream.key)
           return onEnd
         })
-      })
-      return Replies.sse(body, { ...Replies.sseHeaders, ...headers })
-    })
+      }),
+      (body) => Replies.sse(body, { ...Replies.sseHeaders, ...headers })
+    )
+  }
   return answer
 }

@@ -77,11 +77,11 @@ export const make = (deps: Deps): Handshake => {
   }
 
   /** A cancelled request gets no response: its POST stream ends without one. */
-  const settleCancellations = (s: Session, items: ReadonlyArray<unknown>) =>
-    Effect.forEach(items, (m) => {
-      const r = Json.record(m)
-      if (r.method !== "notifications/cancelled") return Effect.void
-      const id = Json.record(r.params).requestId
+  const settleCancellations = (s: Session, items: ReadonlyArray<unknown>): Effect.Effect<void> => {
+    const cancels = items.filter((m) => Json.record(m).method === "notifications/cancelled")
+    // Most POSTs carry no cancellation: no `forEach` for them.
+    return cancels.length === 0 ? Effect.void : Effect.forEach(cancels, (m) => {
+      const id = Json.record(Json.record(m).params).requestId
       if (!JsonRpc.isRequestId(id)) return Effect.void
       const target = s.routes.get(id)
       if (target === undefined) {
@@ -95,85 +95,102 @@ export const make = (deps: Deps): Handshake => {
       s.routes.delete(id)
       return Outbox.settled(target) ? routing.endStream(s, target) : Effect.void
     }, { discard: true })
+  }
 
+  // `post` and `posted` are chains of plain code, not a generator: they run for every POST of a session
+  // (docs/benchmarks.md, "HTTP shared costs, session 23").
   const post = (request: Incoming, body: unknown, auth: Transport.AuthInfo | undefined, accept: Media.Accepted) =>
-    Effect.gen(function*() {
+    Effect.suspend((): Effect.Effect<Reply> => {
       const items: ReadonlyArray<unknown> = Array.isArray(body) ? body : [body]
       if (items.length === 0 || !items.every(isMessage)) {
-        return Replies.error(400, notJsonRpc, {}, Array.isArray(body) ? null : JsonRpc.salvageId(body))
+        return Effect.succeed(
+          Replies.error(400, notJsonRpc, {}, Array.isArray(body) ? null : JsonRpc.salvageId(body))
+        )
       }
       const isInit = JsonRpc.looksLikeRequest(body) && body.method === "initialize"
       if (Array.isArray(body) && items.some((m) => JsonRpc.looksLikeRequest(m) && m.method === "initialize")) {
-        return initializeInBatch
+        return Effect.succeed(initializeInBatch)
       }
-      let s: Session
       if (isInit && request.headers["mcp-session-id"] === undefined) {
-        const created = yield* sessions.create(auth?.clientId, admission.clientOf(request))
-        if (Either.isLeft(created)) return created.left
-        s = created.right
-      } else {
-        const found = sessions.lookup(request, auth)
-        if (Either.isLeft(found)) return yield* elsewhere(request, found.left, JSON.stringify(body))
-        s = found.right
-      }
-      if (Array.isArray(body) && s.revision !== "2025-03-26") return batchRevision
-      if (Array.isArray(body) && body.length > maxBatchSize) {
-        return Replies.error(
-          400,
-          invalid(`Invalid request: a batch of ${body.length} messages, more than ${maxBatchSize}`)
+        return Effect.flatMap(
+          sessions.create(auth?.clientId, admission.clientOf(request)),
+          (created) =>
+            Either.isLeft(created)
+              ? Effect.succeed(created.left)
+              : posted(created.right, body, items, isInit, auth, accept)
         )
       }
-      const requestIds = items.filter(JsonRpc.looksLikeRequest).map((m) => m.id)
-      if (requestIds.some((id) => s.routes.has(id))) {
-        return Replies.error(400, alreadyInFlight, {}, Array.isArray(body) ? null : requestIds[0]!)
-      }
-      s.active++
-      sessions.touch(s)
-      const release = Effect.sync(() => {
-        s.active--
-        sessions.touch(s)
-      })
-      const frame = Transport.frame(body, auth === undefined ? undefined : { auth })
-      if (requestIds.length === 0) {
-        s.incoming.push(frame)
-        yield* settleCancellations(s, items)
-        yield* release
-        return Replies.empty(202)
-      }
-      const stream = Outbox.make(`p${s.nextStream++}`)
-      const as = Media.answerAs(accept, config.mode, false) ?? config.mode
-      routing.setForm(stream, as)
-      for (const id of requestIds) {
-        Outbox.expect(stream, id)
-        s.routes.set(id, stream)
-      }
-      s.streams.set(stream.key, stream)
-      if (isInit) s.initializeId = (body as { readonly id: JsonRpc.RequestId }).id
-      s.incoming.push(frame)
-      yield* settleCancellations(s, items)
-      // A cancellation that overtook its request (on another connection) cancels it now, as if it came after it.
-      const overtaken = requestIds.filter((id) => s.cancelledEarly.delete(id)).map((requestId) => ({
-        jsonrpc: "2.0" as const,
-        method: "notifications/cancelled",
-        params: { requestId, reason: "cancelled before the request arrived" }
-      }))
-      if (overtaken.length > 0) {
-        for (const cancel of overtaken) s.incoming.push(Transport.frame(cancel))
-        yield* settleCancellations(s, overtaken)
-      }
-      const headers = { "mcp-session-id": s.id }
-      if (isInit) {
-        const first = yield* Outbox.take(stream, release)
-        if (s.revision === undefined) {
-          // initialize failed: no session comes of it.
-          yield* release
-          yield* sessions.close(s)
-          return Replies.json(200, JSON.stringify(first.message))
-        }
-        return yield* answer(s, stream, headers, release, okStatus, first, as)
-      }
-      return yield* answer(s, stream, headers, release, okStatus, undefined, as)
+      const found = sessions.lookup(request, auth)
+      if (Either.isLeft(found)) return elsewhere(request, found.left, JSON.stringify(body))
+      return posted(found.right, body, items, isInit, auth, accept)
     })
+
+  /** A POST's messages handed to its session, and its answer. */
+  const posted = (
+    s: Session,
+    body: unknown,
+    items: ReadonlyArray<unknown>,
+    isInit: boolean,
+    auth: Transport.AuthInfo | undefined,
+    accept: Media.Accepted
+  ): Effect.Effect<Reply> => {
+    if (Array.isArray(body) && s.revision !== "2025-03-26") return Effect.succeed(batchRevision)
+    if (Array.isArray(body) && body.length > maxBatchSize) {
+      return Effect.succeed(Replies.error(
+        400,
+        invalid(`Invalid request: a batch of ${body.length} messages, more than ${maxBatchSize}`)
+      ))
+    }
+    const requestIds = items.filter(JsonRpc.looksLikeRequest).map((m) => m.id)
+    if (requestIds.some((id) => s.routes.has(id))) {
+      return Effect.succeed(Replies.error(400, alreadyInFlight, {}, Array.isArray(body) ? null : requestIds[0]!))
+    }
+    s.active++
+    sessions.touch(s)
+    const release = Effect.sync(() => {
+      s.active--
+      sessions.touch(s)
+    })
+    const frame = Transport.frame(body, auth === undefined ? undefined : { auth })
+    if (requestIds.length === 0) {
+      s.incoming.push(frame)
+      return settleCancellations(s, items).pipe(Effect.zipRight(release), Effect.as(Replies.empty(202)))
+    }
+    const stream = Outbox.make(`p${s.nextStream++}`)
+    const as = Media.answerAs(accept, config.mode, false) ?? config.mode
+    routing.setForm(stream, as)
+    for (const id of requestIds) {
+      Outbox.expect(stream, id)
+      s.routes.set(id, stream)
+    }
+    s.streams.set(stream.key, stream)
+    if (isInit) s.initializeId = (body as { readonly id: JsonRpc.RequestId }).id
+    s.incoming.push(frame)
+    const headers = { "mcp-session-id": s.id }
+    return Effect.zipRight(
+      settleCancellations(s, items),
+      Effect.suspend(() => {
+        // A cancellation that overtook its request (on another connection) cancels it now, as if it came after it.
+        const overtaken = requestIds.filter((id) => s.cancelledEarly.delete(id)).map((requestId) => ({
+          jsonrpc: "2.0" as const,
+          method: "notifications/cancelled",
+          params: { requestId, reason: "cancelled before the request arrived" }
+        }))
+        for (const cancel of overtaken) s.incoming.push(Transport.frame(cancel))
+        const answered = isInit
+          ? Effect.flatMap(Outbox.take(stream, release), (first) =>
+            s.revision === undefined
+              // initialize failed: no session comes of it.
+              ? release.pipe(
+                Effect.zipRight(sessions.close(s)),
+                Effect.as(Replies.json(200, JSON.stringify(first.message)))
+              )
+              : answer(s, stream, headers, release, okStatus, first, as))
+          : answer(s, stream, headers, release, okStatus, undefined, as)
+        return overtaken.length === 0 ? answered : Effect.zipRight(settleCancellations(s, overtaken), answered)
+      })
+    )
+  }
 
   const get = (request: Incoming, auth: Transport.AuthInfo | undefined) =>
     Effect.gen(function*() {

@@ -60,18 +60,21 @@ export const make = (mode: AnswerForm, store: EventStore.EventStoreService | und
   const answeredAsJson = (s: Session, target: Outbox.OutStream, seq: number, final: boolean) =>
     target !== s.standalone && (seq === 0 ? answersAsJson(formOf(target), final) : formOf(target) === "json")
 
+  // Plain code around the one offer when nothing is stored (every message of the "echo over HTTP" rows): a generator
+  // here was one of a session call's three (docs/benchmarks.md, "HTTP shared costs, session 23").
   const push = (s: Session, target: Outbox.OutStream, message: Transport.Outgoing, final: boolean) =>
-    Effect.gen(function*() {
+    Effect.suspend(() => {
       const seq = Outbox.nextSeq(target)
-      if (store !== undefined && !answeredAsJson(s, target, seq, final)) {
-        // A message the store cannot keep still goes out live; it only cannot be replayed.
-        yield* Effect.catchAll(
-          store.append(s.id, target.key, seq, message),
-          (error) => Effect.logWarning("effect-mcp: the event store could not keep a message", error)
-        )
+      const queue = () => {
+        if (final && !Outbox.isAttached(target)) s.streams.delete(target.key)
+        return Outbox.offer(target, { seq, message, final })
       }
-      if (final && !Outbox.isAttached(target)) s.streams.delete(target.key)
-      yield* Outbox.offer(target, { seq, message, final })
+      if (store === undefined || answeredAsJson(s, target, seq, final)) return queue()
+      // A message the store cannot keep still goes out live; it only cannot be replayed.
+      return Effect.catchAll(
+        store.append(s.id, target.key, seq, message),
+        (error) => Effect.logWarning("effect-mcp: the event store could not keep a message", error)
+      ).pipe(Effect.zipRight(Effect.suspend(queue)))
     })
 
   const endStream = (s: Session, target: Outbox.OutStream) =>
