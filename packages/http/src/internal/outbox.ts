@@ -1,7 +1,8 @@
 /**
  * The server side of one SSE stream of a session: a queue of outgoing messages that outlives the
  * HTTP response carrying it (so that a cut connection loses nothing when an event store is
- * present), and the writer that turns it into SSE bytes, with replay, priming and keep-alive.
+ * present), made when a reader first waits or a writer attaches (a POST answered as JSON never
+ * needs one), and the writer that turns it into SSE bytes, with replay, priming and keep-alive.
  */
 import type { Transport } from "@effect-mcp/core"
 import type { JsonRpc } from "@effect-mcp/schema"
