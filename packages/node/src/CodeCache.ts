@@ -59,7 +59,10 @@ const wrapperTail = "\n});"
 /** Runs the CommonJS file `file` (a path or a `file:` URL) as Node would, compiled through the code cache. */
 export const run = (file: string | URL, options: Options = {}): Outcome => {
   const filename = typeof file === "string" ? Path.resolve(file) : Url.fileURLToPath(file)
-  const source = Fs.readFileSync(filename, "utf8")
+  // Hashed as bytes for the cache's key: hashing the decoded text re-encodes it first (about 4 ms of a 767 KB bundle's
+  // start, the start-up workload's rows).
+  const bytes = Fs.readFileSync(filename)
+  const source = bytes.toString("utf8")
   const require = Module.createRequire(filename)
   if (hasDynamicImport(source)) {
     require(filename)
@@ -68,7 +71,7 @@ export const run = (file: string | URL, options: Options = {}): Outcome => {
   const disabled = options.disabled ?? process.env.EFFECT_MCP_DISABLE_CODE_CACHE === "1"
   const directory = options.directory ?? (process.env.EFFECT_MCP_CODE_CACHE || CacheDirectory.defaultDirectory())
   const cacheFile = !disabled && CacheDirectory.ensurePrivate(directory)
-    ? CacheDirectory.cacheFile(directory, filename, source)
+    ? CacheDirectory.cacheFile(directory, filename, bytes)
     : undefined
   const cachedData = cacheFile === undefined ? undefined : CacheDirectory.read(cacheFile)
   const script = new Vm.Script(`${wrapperHead}${source}${wrapperTail}`, {

@@ -32,10 +32,10 @@ export const ensurePrivate = (directory: string): boolean => {
 }
 
 /**
- * The cache file of a source: named by its file and a hash of its text, Node's version, the platform and Node's flags
+ * The cache file of a source: named by its file and a hash of its bytes, Node's version, the platform and Node's flags
  * (V8 rejects a cache made under other flags: runs with `--cpu-prof` or `--expose-gc` keep their own).
  */
-export const cacheFile = (directory: string, file: string, source: string): string => {
+export const cacheFile = (directory: string, file: string, source: Uint8Array): string => {
   const flags = `${process.execArgv.join(" ")}\0${process.env.NODE_OPTIONS ?? ""}`
   const hash = Crypto.createHash("sha256")
     .update(source)
