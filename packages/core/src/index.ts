@@ -32,6 +32,9 @@ export * as McpTelemetry from "./McpTelemetry.js"
 /** Test helpers (in-memory client and server). */
 export * as McpTest from "./McpTest.js"
 
+/** An MCP client for code outside Effect: every call returns a Promise. */
+export * as PromiseClient from "./PromiseClient.js"
+
 /** Prompt definitions. */
 export * as Prompt from "./Prompt.js"
 
