@@ -13,7 +13,7 @@
 // after the same warm-up); its median over all those samples is the floor. Until session 23 each era measured a floor
 // of its own, and the floor's own noise moved one era's ratio against the other's (159 against 142 µs a call in one
 // run). Only the ratios mean much on a loaded machine.
-import { McpClient } from "@effect-mcp/core"
+import { McpClient, PromiseClient } from "@effect-mcp/core"
 import { McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
 import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from "@modelcontextprotocol/client"
@@ -108,8 +108,11 @@ const listen = (who) =>
     child.on("error", ko)
   })
 
-/** Our client over a transport Layer; `call(text)` echoes. */
-const oursClient = async (transport, revision) => {
+/**
+ * Our client over a transport Layer; `call(text)` echoes, through an `Effect.runPromise` per call, or, with `promised`,
+ * through a `PromiseClient` made on the client (calls on its reused worker fibers).
+ */
+const oursClient = async (transport, revision, promised = false) => {
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(
     Layer.buildWithScope(
@@ -120,6 +123,13 @@ const oursClient = async (transport, revision) => {
     )
   )
   const client = Context.get(context, McpClient.McpClient)
+  if (promised) {
+    const viaPromises = await Effect.runPromise(Scope.extend(PromiseClient.make(client), scope))
+    return {
+      call: (text) => viaPromises.callTool("echo", { text }),
+      close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
   const callEffect = (text) => client.callTool("echo", { text })
   return {
     call: (text) => Effect.runPromise(callEffect(text)),
@@ -166,18 +176,19 @@ const sdkClient = async (client, transport) => {
 
 /** Connects `who` over `how` ("stdio", "http", "stateless"); resolves with { call, close, serverPid }. */
 export const connect = async (who, how) => {
-  const s = servers[who]
+  const s = servers[who === "ours-client" ? "ours" : who]
   const http = how === "stdio" ? undefined : await listen(who)
   const revision = how === "stateless" ? "2026-07-28" : "2025-11-25"
   let peer
   if (who === "floor") {
     peer = floorClient(http.url)
-  } else if (who === "ours") {
+  } else if (who === "ours" || who === "ours-client") {
     peer = await oursClient(
       http === undefined
         ? StdioClientTransport.layer({ command: process.execPath, args: [...NODE_FLAGS, s.script, ...s.stdio], stderr: "ignore" })
         : McpNodeHttpClient.layer({ url: http.url }),
-      revision
+      revision,
+      who === "ours-client"
     )
   } else if (who === "v1") {
     peer = await sdkClient(
@@ -228,13 +239,12 @@ export const measure = async (peer, concurrency, calls, text = "hello", { promis
   }
 }
 
-// "ours-promise" is our client driven through a Promise per call; it gets rows of its own.
+// "ours-promise" is our client driven through an Effect.runPromise per call, "ours-client" through a PromiseClient
+// (what Promise code is offered); each gets rows of its own.
 const whos = (how) =>
-  how === "stdio"
-    ? ["ours", "ours-promise", "v1", "v2"]
-    : how === "stateless"
-    ? ["ours", "ours-promise", "v2"]
-    : ["ours", "ours-promise", "v1", "v2"]
+  how === "stateless"
+    ? ["ours", "ours-promise", "ours-client", "v2"]
+    : ["ours", "ours-promise", "ours-client", "v1", "v2"]
 const label = { ours: "ours", v1: "sdk 1.32", v2: "sdk 2.4" }
 
 /** CPU per call, client + server, as a multiple of the floor's: "11.0× the node:http floor". */
@@ -274,7 +284,7 @@ const measureRounds = async (hows, concurrency) => {
         // /proc in 10 ms ticks, as precise as the others'.
         const calls = how === "stdio" ? CALLS : who === "floor" ? HTTP_CALLS * 5 : HTTP_CALLS
         const peer = await connect(who === "ours-promise" ? "ours" : who, how)
-        const driver = { promise: who === "ours-promise" }
+        const driver = { promise: who === "ours-promise" || who === "ours-client" }
         if (WARMUP > 0) await measure(peer, concurrency, WARMUP, "hello", driver)
         const m = await measure(peer, concurrency, calls, "hello", driver)
         await peer.close()
@@ -288,7 +298,10 @@ const measureRounds = async (hows, concurrency) => {
   return { summaries, floor: floor.length === 0 ? undefined : summarise(floor) }
 }
 
-/** The two rows of one echo measurement: the clients as their users drive them, and ours driven from Promises. */
+/**
+ * The three rows of one echo measurement: the clients as their users drive them, and ours driven from Promises, by an
+ * `Effect.runPromise` per call and through a `PromiseClient`.
+ */
 const echoRows = (how, mode, s, floor) => {
   const what = how === "stdio" ? "stdio" : how === "http" ? "HTTP 2025-11-25 session" : "HTTP 2026-07-28 stateless"
   const row = { workload: `echo over ${what}, ${mode}`, ours: cell(s.ours) }
@@ -297,13 +310,13 @@ const echoRows = (how, mode, s, floor) => {
   row.ratio = ["v1", "v2"].filter((w) => s[w] !== undefined).map((w) =>
     `${(s.ours.rps / s[w].rps).toFixed(2)}× ${label[w]}`
   ).join(", ") + floorRatios(s, "ours", floor)
-  return [row, {
-    workload: `echo over ${what}, ${mode}, ours driven by a runPromise per call`,
-    ours: cell(s["ours-promise"]),
-    ratio: ["v1", "v2"].filter((w) => s[w] !== undefined).map((w) =>
-      `${(s["ours-promise"].rps / s[w].rps).toFixed(2)}× ${label[w]}`
-    ).join(", ") + (floor === undefined ? "" : `; CPU per call ${floorRatio(s["ours-promise"], floor)} the node:http floor`)
-  }]
+  const promiseRow = (who, how) => ({
+    workload: `echo over ${what}, ${mode}, ours driven by ${how}`,
+    ours: cell(s[who]),
+    ratio: ["v1", "v2"].filter((w) => s[w] !== undefined).map((w) => `${(s[who].rps / s[w].rps).toFixed(2)}× ${label[w]}`)
+      .join(", ") + (floor === undefined ? "" : `; CPU per call ${floorRatio(s[who], floor)} the node:http floor`)
+  })
+  return [row, promiseRow("ours-promise", "a runPromise per call"), promiseRow("ours-client", "PromiseClient")]
 }
 
 /** Runs the workload and returns its rows. */
