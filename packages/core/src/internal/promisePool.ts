@@ -23,15 +23,17 @@ import * as Scope from "effect/Scope"
 /** How many idle workers a pool keeps for the next calls by default. */
 export const defaultIdleWorkers = 64
 
-/** A call handed to a worker. */
+/** A call handed to a worker: its Effect and its Promise's settling functions. */
 interface Job {
   readonly effect: Effect.Effect<unknown, unknown>
-  readonly settle: (exit: Exit.Exit<unknown, unknown>) => void
+  readonly resolve: (value: unknown) => void
+  readonly reject: (reason: unknown) => void
+  readonly signal: AbortSignal | undefined
 }
 
 /** Runs Effects for Promise code. */
 export interface Pool {
-  /** Runs `effect` and settles the Promise with its outcome (see `settle`); `signal` interrupts it. */
+  /** Runs `effect` and settles the Promise with its outcome; `signal` interrupts it. */
   readonly run: <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal) => Promise<A>
 }
 
@@ -51,18 +53,24 @@ export const make = (
     yield* Effect.addFinalizer(() => Effect.sync(() => (open = false)))
 
     /**
-     * Settles a Promise with an Effect's exit: its value; else its failure (the typed error itself, not a wrapper);
-     * else its defect; a call interrupted by its signal rejects with the signal's reason, one interrupted by the
-     * pool's end with `closed()`.
+     * Rejects a call's Promise with what its Effect failed with: the typed error itself (not a wrapper), else its
+     * defect; a call interrupted by its signal with the signal's reason, one interrupted by the pool's end with
+     * `closed()`.
      */
-    const settler =
-      <A>(resolve: (a: A) => void, reject: (reason: unknown) => void, signal: AbortSignal | undefined) =>
-      (exit: Exit.Exit<unknown, unknown>): void => {
-        if (Exit.isSuccess(exit)) return resolve(exit.value as A)
-        const cause = exit.cause
-        if (!Cause.isInterruptedOnly(cause)) return reject(Cause.squash(cause))
-        reject(signal?.aborted === true ? signal.reason : open ? Cause.squash(cause) : closed())
-      }
+    const fail = (job: Job, cause: Cause.Cause<unknown>): void =>
+      job.reject(
+        !Cause.isInterruptedOnly(cause)
+          ? Cause.squash(cause)
+          : job.signal?.aborted === true
+          ? job.signal.reason
+          : open
+          ? Cause.squash(cause)
+          : closed()
+      )
+
+    /** Settles a call's Promise with its Effect's exit. */
+    const settle = (job: Job, exit: Exit.Exit<unknown, unknown>): void =>
+      Exit.isSuccess(exit) ? job.resolve(exit.value) : fail(job, exit.cause)
 
     /** Keeps a fiber until it ends or the scope closes (one over already is not kept). */
     const supervise = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => {
@@ -72,25 +80,36 @@ export const make = (
     /** Starts a worker on `first`; then it waits idle for the next call, unless `idleWorkers` wait already. */
     const startWorker = (first: Job) => {
       let current: Job | undefined
+      // One pair of continuations per worker, not per call.
+      const settled = {
+        onSuccess: (value: unknown): Effect.Effect<void> => {
+          const job = current!
+          current = undefined
+          job.resolve(value)
+          return next
+        },
+        onFailure: (cause: Cause.Cause<unknown>): Effect.Effect<void> => {
+          const job = current!
+          current = undefined
+          fail(job, cause)
+          return next
+        }
+      }
       const runJob = (job: Job): Effect.Effect<void> => {
         current = job
-        return Effect.flatMap(Effect.exit(job.effect), (exit) => {
-          current = undefined
-          job.settle(exit)
-          return next
-        })
+        return Effect.matchCauseEffect(job.effect, settled)
       }
+      const waitForJob = Effect.async<Job>((resume) => {
+        idle.push((job) => resume(Effect.succeed(job)))
+      })
       const next: Effect.Effect<void> = Effect.suspend(() =>
-        !open || idle.length >= idleWorkers ? Effect.void : Effect.flatMap(
-          Effect.async<Job>((resume) => {
-            idle.push((job) => resume(Effect.succeed(job)))
-          }),
-          runJob
-        )
+        !open || idle.length >= idleWorkers ? Effect.void : Effect.flatMap(waitForJob, runJob)
       )
       const fiber = fork(runJob(first))
       // An interrupted worker skips its continuations: the call it was running settles from here.
-      fiber.addObserver(() => current?.settle(Exit.interrupt(fiber.id())))
+      fiber.addObserver(() => {
+        if (current !== undefined) fail(current, Cause.interrupt(fiber.id()))
+      })
       supervise(fiber)
     }
 
@@ -101,7 +120,7 @@ export const make = (
       signal.addEventListener("abort", abort, { once: true })
       fiber.addObserver((exit) => {
         signal.removeEventListener("abort", abort)
-        job.settle(exit)
+        settle(job, exit)
       })
       supervise(fiber)
     }
@@ -110,7 +129,7 @@ export const make = (
       new Promise<A>((resolve, reject) => {
         if (!open) return reject(closed())
         if (signal?.aborted === true) return reject(signal.reason)
-        const job: Job = { effect, settle: settler(resolve, reject, signal) }
+        const job: Job = { effect, resolve: resolve as (value: unknown) => void, reject, signal }
         if (signal !== undefined) return runAbortable(job, signal)
         const worker = idle.pop()
         if (worker !== undefined) return worker(job)
