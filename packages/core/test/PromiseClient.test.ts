@@ -227,6 +227,11 @@ describe("PromiseClient", () => {
       const interrupted = await client.run(Effect.interrupt).catch((e: unknown) => e)
       expect(interrupted).not.toBeInstanceOf(Errors.ConnectionClosed)
       expect(await echo(client, "on")).toBe("on")
+      // A run that would never end (a notification Stream drained, say) ends with its signal.
+      const controller = new AbortController()
+      const forever = client.run(Effect.never, { signal: controller.signal }).catch((e: unknown) => e)
+      controller.abort("stop listening")
+      expect(await forever).toBe("stop listening")
     } finally {
       await client.close()
     }
