@@ -3,7 +3,7 @@
 // and 64 in flight, as medians of several runs, with the same-run ratio (ours / theirs for calls/s).
 // The heap rows (a live pair's heap, growth per call) also measure SDK v2 (@modelcontextprotocol/server and client
 // 2.4, column "sdk 2.4"), so that issue 32's goals are ratios of one run.
-import { InMemoryTransport as OurInMemory, McpClient, McpServer, McpTest, Tool, Transport } from "@effect-mcp/core"
+import { InMemoryTransport as OurInMemory, McpClient, McpServer, McpTest, PromiseClient, Tool, Transport } from "@effect-mcp/core"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer as SdkServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -67,13 +67,21 @@ const echoShape = { text: z.string() }
 const echoObject = z.object(echoShape)
 const echoHandler = async ({ text }) => ({ content: [{ type: "text", text }] })
 
-const ours = async (revision) => {
+/** Our pair through `McpTest.layer`; `promised`: the client driven through a `PromiseClient` made on it. */
+const ours = async (revision, promised = false) => {
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(
       McpTest.layer(oursServer, revision === undefined ? undefined : { name: "bench-client", version: "1", revision }),
       scope
     ))
   const client = Context.get(context, McpClient.McpClient)
+  if (promised) {
+    const viaPromises = await Effect.runPromise(Scope.extend(PromiseClient.make(client), scope))
+    return {
+      call: () => viaPromises.callTool("echo", { text: "hello" }),
+      close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
   const callEffect = () => client.callTool("echo", { text: "hello" })
   return {
     call: () => Effect.runPromise(callEffect()),
@@ -207,7 +215,8 @@ export const run = async () => {
   const variants = [
     ["", () => ours(), {}],
     [" (ours pinned to 2025-11-25)", () => ours("2025-11-25"), {}],
-    [", ours driven by a runPromise per call", () => ours(), { promise: true }]
+    [", ours driven by a runPromise per call", () => ours(), { promise: true }],
+    [", ours driven by PromiseClient", () => ours(undefined, true), { promise: true }]
   ]
   for (const [variant, makeOurs, driver] of variants) {
     for (const [label, concurrency] of [["sequential", 1], [`${IN_FLIGHT} in flight`, IN_FLIGHT]]) {
