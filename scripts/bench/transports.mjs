@@ -14,15 +14,16 @@
 // of its own, and the floor's own noise moved one era's ratio against the other's (159 against 142 µs a call in one
 // run). Only the ratios mean much on a loaded machine.
 // Every stdio row likewise gives its rate and CPU per call (client + server) as multiples of the stdio floor's,
-// measured in the same rounds after the stdio rows (five times their calls). The stdio floor is two bare Node
-// processes with no MCP library: a child (bench/fixtures/stdio-floor-server.mjs) that reads newline-delimited JSON-RPC
-// on stdin and writes each answer as a line on stdout, and a client in this process that writes the same tools/call
-// line our rows' client sends and parses the answer line, settling calls by id. It is what any stdio round trip
-// between two Node processes costs: two pipe writes, two wake-ups and two JSON parses. A sequential round trip waits on
-// each process in turn, so no client can pass the floor's rate however fast it is, and issue 32's goals for the rows
-// driven from Promises (1.3× SDK 1.32's rate sequentially, 2× at 64 in flight) are shown as multiples of the floor's
-// rate: a goal near or above 1× asks for more than a bare Node pair does (docs/benchmarks.md, "Floors for issue 32's
-// missed goals, session 24").
+// measured in the same rounds after the stdio rows (five times their calls, after the same warm-up). The stdio floor is
+// two bare Node processes with no MCP library: a child (bench/fixtures/stdio-floor-server.mjs) that reads
+// newline-delimited JSON-RPC on stdin and writes each answer as a line on stdout, and a client in this process that
+// writes the same tools/call line our rows' client sends and parses the answer line, settling calls by id. It is what
+// any stdio round trip between two Node processes pays before an MCP library does anything: on each side a pipe read
+// and write, a JSON parse and stringify. Sequentially a round trip waits on each process in turn, so an MCP pair,
+// which does that and more, runs below the floor's rate; issue 32's goals for the rows driven from Promises (1.3× SDK
+// 1.32's rate sequentially, 2× at 64 in flight) are shown as multiples of the floor's rate, which says how much of
+// what both libraries do beyond the floor a goal leaves (docs/benchmarks.md, "Floors for issue 32's missed goals,
+// session 24").
 import { McpClient } from "@effect-mcp/core"
 import { McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
