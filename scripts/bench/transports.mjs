@@ -363,8 +363,8 @@ const measureRounds = async (hows, concurrency) => {
 
 /**
  * The two rows of one echo measurement: the clients as their users drive them, and ours driven from Promises. Over
- * stdio, each row gives its rate and CPU per call as multiples of the stdio floor's, and the Promise row what issue
- * 32's goal for it (a multiple of SDK 1.32's rate) is as a multiple of the floor's rate.
+ * stdio, each row gives its rate and CPU per call as multiples of the stdio floor's, and a row driven from Promises
+ * also what issue 32's goal for it (a multiple of SDK 1.32's rate) is as a multiple of the floor's rate.
  */
 const echoRows = (how, mode, concurrency, s, floor) => {
   const what = how === "stdio" ? "stdio" : how === "http" ? "HTTP 2025-11-25 session" : "HTTP 2026-07-28 stateless"
@@ -374,17 +374,18 @@ const echoRows = (how, mode, concurrency, s, floor) => {
   row[how === "stdio" ? "stdio floor" : "node:http floor"] = cell(floor)
   row.ratio = sdks.map((w) => `${(s.ours.rps / s[w].rps).toFixed(2)}× ${label[w]}`).join(", ") +
     (how === "stdio" ? stdioFloorRatios(s, ["ours", ...sdks], floor) : floorRatios(s, "ours", floor))
-  const promise = s["ours-promise"]
   const goal = promiseGoals[concurrency]
-  return [row, {
-    workload: `echo over ${what}, ${mode}, ours driven by a runPromise per call`,
-    ours: cell(promise),
-    ratio: sdks.map((w) => `${(promise.rps / s[w].rps).toFixed(2)}× ${label[w]}`).join(", ") + (how === "stdio"
-      ? `${stdioFloorRatios(s, ["ours-promise"], floor)}; issue 32's goal, ${goal}× sdk 1.32, is ${
+  /** The row of ours driven from Promises as `who` is, `drivenBy` saying how. */
+  const promiseRow = (who, drivenBy) => ({
+    workload: `echo over ${what}, ${mode}, ours driven by ${drivenBy}`,
+    ours: cell(s[who]),
+    ratio: sdks.map((w) => `${(s[who].rps / s[w].rps).toFixed(2)}× ${label[w]}`).join(", ") + (how === "stdio"
+      ? `${stdioFloorRatios(s, [who], floor)}; issue 32's goal, ${goal}× sdk 1.32, is ${
         (goal * s.v1.rps / floor.rps).toFixed(2)
       }× the stdio floor's rate`
-      : `; CPU per call ${floorRatio(promise, floor)} the node:http floor`)
-  }]
+      : `; CPU per call ${floorRatio(s[who], floor)} the node:http floor`)
+  })
+  return [row, promiseRow("ours-promise", "a runPromise per call")]
 }
 
 /** Runs the workload and returns its rows. */
