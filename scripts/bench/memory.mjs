@@ -2,7 +2,8 @@
 // InMemoryTransport, interleaved in one run. Reports calls per second and CPU µs per call, sequential
 // and 64 in flight, as medians of several runs, with the same-run ratio (ours / theirs for calls/s).
 // The heap rows (a live pair's heap, growth per call) also measure SDK v2 (@modelcontextprotocol/server and client
-// 2.4, column "sdk 2.4"), so that issue 32's goals are ratios of one run.
+// 2.4, column "sdk 2.4"), so that issue 32's goals are ratios of one run. The Layer floor's row measures a build shaped
+// like the McpTest.layer pair's with no MCP in it (what Effect 3's Layer bookkeeping alone keeps; see `layerFloor`).
 import { InMemoryTransport as OurInMemory, McpClient, McpServer, McpTest, PromiseClient, Tool, Transport } from "@effect-mcp/core"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
@@ -86,6 +87,41 @@ const ours = async (revision, promised = false) => {
   return {
     call: () => Effect.runPromise(callEffect()),
     callEffect,
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+// The Layer floor: what Effect 3's Layer bookkeeping keeps for a build shaped exactly like `McpTest.layer(Server)` with
+// the README's server, with no MCP in it. The README composes a tool with the registry as
+// `Greet.pipe(Layer.provideMerge(McpServer.layer(…)))`, a `Layer.scopedDiscard` (the tool, which needs the registry)
+// over a `Layer.scoped` (the registry), and `McpTest.layer` is a `Layer.scopedContext` whose effect builds that server
+// with `Layer.build` (a memo map of its own) and adds the client to its context. The floor has the same constructors
+// and compositions, each service a small plain object, and nothing else: its tool node only reads the registry (no
+// registration, no finalizer), no connection, no in-memory pair. So it keeps what any Layer-built pair of this shape
+// keeps in Effect 3 before any MCP: two memo maps (the enclosing build's and the server's) and a memo entry per node
+// of the server (`provideMerge` is `ProvideMerge(self, provide(that, self))`, and `provide` a `Suspend` over
+// `Provide(ProvideMerge(context(), self), that)`: five entries for the registry's side, and the tool's), each with its
+// Refs, its Deferred and its scope (docs/benchmarks.md, "Heap per pair, session 22"). The McpTest.layer pair's heap
+// beyond this floor is ours: the registry, the session, the client and the in-memory pair.
+const FloorRegistry = Context.GenericTag("bench/LayerFloor/Registry")
+const FloorClient = Context.GenericTag("bench/LayerFloor/Client")
+const floorServer = Layer.scopedDiscard(Effect.flatMap(FloorRegistry, () => Effect.void)).pipe(
+  Layer.provideMerge(Layer.scoped(FloorRegistry, Effect.sync(() => ({ name: "bench", version: "1" }))))
+)
+/** The floor's `McpTest.layer`: builds `server` in a memo map of its own and adds a client to its context. */
+const floorPairLayer = (server) =>
+  Layer.scopedContext(Effect.gen(function*() {
+    const context = yield* Layer.build(server)
+    return Context.add(context, FloorClient, { name: "bench-client", version: "1" })
+  }))
+
+/** A build of the Layer floor, made per pair as `ours()` makes `McpTest.layer`; it has nothing to call. */
+const layerFloor = async () => {
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(floorPairLayer(floorServer), scope))
+  const client = Context.get(context, FloorClient)
+  return {
+    call: async () => client,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
@@ -243,6 +279,7 @@ export const run = async () => {
   const pair = { ours: [], theirs: [], sdk2: [] }
   const connection = []
   const values = []
+  const floor = []
   const growth = { ours: [], theirs: [], sdk2: [] }
   const registryScope = Effect.runSync(Scope.make())
   const registry = Context.get(
@@ -256,6 +293,7 @@ export const run = async () => {
     }
     connection.push(await heapPerPair(oursConnection(registry)))
     values.push(await heapPerPair(oursValues))
+    floor.push(await heapPerPair(layerFloor))
   }
   await Effect.runPromise(Scope.close(registryScope, Exit.void))
   const kb = (b) => `${(b / 1024).toFixed(1)} KB`
@@ -274,6 +312,16 @@ export const run = async () => {
       median(pair.ours)
     )
   )
+  const f = median(floor)
+  const floorRow = heapRow(
+    `in-memory heap per live Layer build shaped like McpTest.layer(Server), no MCP in it (${PAIRS}): ` +
+      "Effect 3's Layer floor",
+    f
+  )
+  floorRow.ratio += `; the McpTest.layer pair is ${kb(median(pair.ours) - f)} above it${
+    f > t2 ? "; Effect's Layer bookkeeping alone exceeds sdk 2.4's whole pair" : ""
+  }`
+  heapRows.push(floorRow)
   heapRows.push(
     heapRow(
       `in-memory heap per live client+server pair (${PAIRS} pairs), ours built from values (make, connect)`,

@@ -13,6 +13,17 @@
 // after the same warm-up); its median over all those samples is the floor. Until session 23 each era measured a floor
 // of its own, and the floor's own noise moved one era's ratio against the other's (159 against 142 µs a call in one
 // run). Only the ratios mean much on a loaded machine.
+// Every stdio row likewise gives its rate and CPU per call (client + server) as multiples of the stdio floor's,
+// measured in the same rounds after the stdio rows (five times their calls, after the same warm-up). The stdio floor is
+// two bare Node processes with no MCP library: a child (bench/fixtures/stdio-floor-server.mjs) that reads
+// newline-delimited JSON-RPC on stdin and writes each answer as a line on stdout, and a client in this process that
+// writes the same tools/call line our rows' client sends and parses the answer line, settling calls by id. It is what
+// any stdio round trip between two Node processes pays before an MCP library does anything: on each side a pipe read
+// and write, a JSON parse and stringify. Sequentially a round trip waits on each process in turn, so an MCP pair,
+// which does that and more, runs below the floor's rate; issue 32's goals for the rows driven from Promises (1.3× SDK
+// 1.32's rate sequentially, 2× at 64 in flight) are shown as multiples of the floor's rate, which says how much of
+// what both libraries do beyond the floor a goal leaves (docs/benchmarks.md, "Floors for issue 32's missed goals,
+// session 24").
 import { McpClient, PromiseClient } from "@effect-mcp/core"
 import { McpNodeHttpClient } from "@effect-mcp/http"
 import { StdioClientTransport } from "@effect-mcp/node"
@@ -42,7 +53,11 @@ const servers = {
   ours: { script: join(root, "examples", "everything", "dist", "main.js"), stdio: ["--stdio"], http: ["--http"] },
   v1: { script: join(fixtures, "sdk1-server.mjs"), stdio: [], http: ["http"] },
   v2: { script: join(fixtures, "sdk2-server.mjs"), stdio: ["stdio"], http: ["http"] },
-  floor: { script: join(root, "scripts", "bench", "fixtures", "http-floor-server.mjs"), http: [] }
+  floor: {
+    script: join(root, "scripts", "bench", "fixtures", "http-floor-server.mjs"),
+    stdioScript: join(root, "scripts", "bench", "fixtures", "stdio-floor-server.mjs"),
+    http: []
+  }
 }
 // Calls measured per connection: 20,000 over stdio, 1,000 over HTTP (about 10× slower per call). Sessions 1–11
 // measured 4,000 over stdio, right after the warm-up: at 64 in flight ours was still speeding up there (4,000 calls
@@ -169,6 +184,46 @@ const floorClient = (url) => {
   return { call, close: async () => agent.destroy() }
 }
 
+/**
+ * The stdio floor's client: spawns the bare stdio floor server, writes the JSON-RPC echo as a line per call, parses
+ * each answer line and settles the call waiting on its id. Resolves with the peer and the child's pid.
+ */
+const stdioFloorClient = (script) =>
+  new Promise((ok, ko) => {
+    const child = spawn(process.execPath, [...NODE_FLAGS, script], { stdio: ["pipe", "pipe", "ignore"] })
+    const waiting = new Map()
+    let buffered = ""
+    let id = 0
+    child.stdout.setEncoding("utf8").on("data", (chunk) => {
+      buffered += chunk
+      for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
+        const answer = JSON.parse(buffered.slice(0, end))
+        buffered = buffered.slice(end + 1)
+        const settle = waiting.get(answer.id)
+        waiting.delete(answer.id)
+        settle?.(answer.result)
+      }
+    })
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    const call = (text) =>
+      new Promise((resolve) => {
+        const request = {
+          jsonrpc: "2.0",
+          id: ++id,
+          method: "tools/call",
+          params: { name: "echo", arguments: { text } }
+        }
+        waiting.set(request.id, resolve)
+        child.stdin.write(`${JSON.stringify(request)}\n`)
+      })
+    const close = async () => {
+      child.stdin.end()
+      await exited
+    }
+    child.once("error", ko)
+    child.once("spawn", () => ok({ call, close, serverPid: child.pid }))
+  })
+
 const sdkClient = async (client, transport) => {
   await client.connect(transport)
   return { call: (text) => client.callTool({ name: "echo", arguments: { text } }), close: () => client.close() }
@@ -176,12 +231,14 @@ const sdkClient = async (client, transport) => {
 
 /** Connects `who` over `how` ("stdio", "http", "stateless"); resolves with { call, close, serverPid }. */
 export const connect = async (who, how) => {
-  const s = servers[who === "ours-client" ? "ours" : who]
-  const http = how === "stdio" ? undefined : await listen(who)
+  // "ours-client" is our server too, only driven through a PromiseClient.
+  const server = who === "ours-client" ? "ours" : who
+  const s = servers[server]
+  const http = how === "stdio" ? undefined : await listen(server)
   const revision = how === "stateless" ? "2026-07-28" : "2025-11-25"
   let peer
   if (who === "floor") {
-    peer = floorClient(http.url)
+    peer = http === undefined ? await stdioFloorClient(s.stdioScript) : floorClient(http.url)
   } else if (who === "ours" || who === "ours-client") {
     peer = await oursClient(
       http === undefined
@@ -208,7 +265,7 @@ export const connect = async (who, how) => {
         : new V2Http(new URL(http.url))
     )
   }
-  const serverPid = http?.pid ?? pidOf(s.script)
+  const serverPid = peer.serverPid ?? http?.pid ?? pidOf(s.script)
   return {
     ...peer,
     serverPid,
@@ -251,11 +308,28 @@ const label = { ours: "ours", v1: "sdk 1.32", v2: "sdk 2.4" }
 const floorRatio = (m, floor) => `${((m.clientUs + m.serverUs) / (floor.clientUs + floor.serverUs)).toFixed(1)}×`
 /** The floor part of an HTTP row's ratio: ours, then each SDK of the row. */
 const floorRatios = (s, ours, floor) =>
-  floor === undefined ? "" : `; CPU per call ${
+  `; CPU per call ${
     [`${floorRatio(s[ours], floor)} the node:http floor`, ...["v1", "v2"].filter((w) => s[w] !== undefined).map((w) =>
       `${label[w]} ${floorRatio(s[w], floor)}`
     )].join(", ")
   }`
+
+/** Calls a second as a multiple of the floor's: "0.60×". */
+const rateRatio = (m, floor) => `${(m.rps / floor.rps).toFixed(2)}×`
+/**
+ * The stdio floor part of a stdio row's ratio, for `clients` (ours first, then the SDKs of the row): "0.60× the stdio
+ * floor's rate (sdk 1.32 0.60×, …); CPU per call 1.9× the stdio floor (sdk 1.32 2.1×, …)".
+ */
+const stdioFloorRatios = (s, clients, floor) => {
+  const [first, ...others] = clients
+  const theirs = (ratio) =>
+    others.length === 0 ? "" : ` (${others.map((w) => `${label[w]} ${ratio(s[w], floor)}`).join(", ")})`
+  return `; ${rateRatio(s[first], floor)} the stdio floor's rate${theirs(rateRatio)}; CPU per call ${
+    floorRatio(s[first], floor)
+  } the stdio floor${theirs(floorRatio)}`
+}
+// Issue 32's goals for stdio driven from Promises, as multiples of SDK 1.32's calls a second, by concurrency.
+const promiseGoals = { 1: 1.3, [IN_FLIGHT]: 2 }
 
 const summarise = (ms) => ({
   rps: median(ms.map((m) => m.rps)),
@@ -271,18 +345,19 @@ const cell = (m) =>
 
 /**
  * Measures the echo rows of `hows` at `concurrency` in RUNS + 1 rounds (the first warms up), every row of every `how`
- * in each round; over HTTP the node:http floor is measured after each how's rows in each round, and all its samples
- * make one floor. Resolves with each how's summaries by client, and the floor's (undefined over stdio alone).
+ * in each round; the floor of the group (node:http over HTTP, the bare stdio pair over stdio) is measured after each
+ * how's rows in each round, and all its samples make one floor. Resolves with each how's summaries by client, and the
+ * floor's.
  */
 const measureRounds = async (hows, concurrency) => {
   const results = Object.fromEntries(hows.map((how) => [how, Object.fromEntries(whos(how).map((w) => [w, []]))]))
   const floor = []
   for (let i = 0; i < RUNS + 1; i++) {
     for (const how of hows) {
-      for (const who of how === "stdio" ? whos(how) : [...whos(how), "floor"]) {
-        // The floor costs about a tenth of a call of ours: five times the calls keep its server's CPU, read from
-        // /proc in 10 ms ticks, as precise as the others'.
-        const calls = how === "stdio" ? CALLS : who === "floor" ? HTTP_CALLS * 5 : HTTP_CALLS
+      for (const who of [...whos(how), "floor"]) {
+        // A floor costs a fraction of a call of ours (a tenth over HTTP, about a third over stdio): five times the
+        // calls keep its server's CPU, read from /proc in 10 ms ticks, as precise as the others'.
+        const calls = (how === "stdio" ? CALLS : HTTP_CALLS) * (who === "floor" ? 5 : 1)
         const peer = await connect(who === "ours-promise" ? "ours" : who, how)
         const driver = { promise: who === "ours-promise" || who === "ours-client" }
         if (WARMUP > 0) await measure(peer, concurrency, WARMUP, "hello", driver)
@@ -299,22 +374,29 @@ const measureRounds = async (hows, concurrency) => {
 }
 
 /**
- * The three rows of one echo measurement: the clients as their users drive them, and ours driven from Promises, by an
- * `Effect.runPromise` per call and through a `PromiseClient`.
+ * The three rows of one echo measurement: the clients as their users drive them, and ours driven from Promises (by an
+ * `Effect.runPromise` per call and through a `PromiseClient`). Over
+ * stdio, each row gives its rate and CPU per call as multiples of the stdio floor's, and a row driven from Promises
+ * also what issue 32's goal for it (a multiple of SDK 1.32's rate) is as a multiple of the floor's rate.
  */
-const echoRows = (how, mode, s, floor) => {
+const echoRows = (how, mode, concurrency, s, floor) => {
   const what = how === "stdio" ? "stdio" : how === "http" ? "HTTP 2025-11-25 session" : "HTTP 2026-07-28 stateless"
+  const sdks = ["v1", "v2"].filter((w) => s[w] !== undefined)
   const row = { workload: `echo over ${what}, ${mode}`, ours: cell(s.ours) }
-  for (const w of ["v1", "v2"]) if (s[w] !== undefined) row[label[w]] = cell(s[w])
-  if (floor !== undefined) row["node:http floor"] = cell(floor)
-  row.ratio = ["v1", "v2"].filter((w) => s[w] !== undefined).map((w) =>
-    `${(s.ours.rps / s[w].rps).toFixed(2)}× ${label[w]}`
-  ).join(", ") + floorRatios(s, "ours", floor)
-  const promiseRow = (who, how) => ({
-    workload: `echo over ${what}, ${mode}, ours driven by ${how}`,
+  for (const w of sdks) row[label[w]] = cell(s[w])
+  row[how === "stdio" ? "stdio floor" : "node:http floor"] = cell(floor)
+  row.ratio = sdks.map((w) => `${(s.ours.rps / s[w].rps).toFixed(2)}× ${label[w]}`).join(", ") +
+    (how === "stdio" ? stdioFloorRatios(s, ["ours", ...sdks], floor) : floorRatios(s, "ours", floor))
+  const goal = promiseGoals[concurrency]
+  /** The row of ours driven from Promises as `who` is, `drivenBy` saying how. */
+  const promiseRow = (who, drivenBy) => ({
+    workload: `echo over ${what}, ${mode}, ours driven by ${drivenBy}`,
     ours: cell(s[who]),
-    ratio: ["v1", "v2"].filter((w) => s[w] !== undefined).map((w) => `${(s[who].rps / s[w].rps).toFixed(2)}× ${label[w]}`)
-      .join(", ") + (floor === undefined ? "" : `; CPU per call ${floorRatio(s[who], floor)} the node:http floor`)
+    ratio: sdks.map((w) => `${(s[who].rps / s[w].rps).toFixed(2)}× ${label[w]}`).join(", ") + (how === "stdio"
+      ? `${stdioFloorRatios(s, [who], floor)}; issue 32's goal, ${goal}× sdk 1.32, is ${
+        (goal * s.v1.rps / floor.rps).toFixed(2)
+      }× the stdio floor's rate`
+      : `; CPU per call ${floorRatio(s[who], floor)} the node:http floor`)
   })
   return [row, promiseRow("ours-promise", "a runPromise per call"), promiseRow("ours-client", "PromiseClient")]
 }
@@ -334,7 +416,7 @@ export const run = async () => {
     for (const [mode, concurrency] of modes) {
       const { summaries, floor } = await measureRounds(group, concurrency)
       for (const how of group) {
-        measured.set(`${how} ${mode}`, echoRows(how, mode, summaries[how], floor))
+        measured.set(`${how} ${mode}`, echoRows(how, mode, concurrency, summaries[how], floor))
         process.stderr.write(`bench: echo over ${how}, ${mode} done\n`)
       }
     }
