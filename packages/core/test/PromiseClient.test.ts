@@ -164,6 +164,21 @@ describe("PromiseClient", () => {
     expect(supervisor.live.size).toBe(0)
   })
 
+  it("with idleWorkers 0 keeps no worker between calls", async () => {
+    const supervisor = new CountingSupervisor()
+    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const context = yield* Layer.build(McpTest.layer(server(makeProbe())))
+      const client = Context.get(context, McpClient.McpClient)
+      const promised = yield* PromiseClient.make(client, { idleWorkers: 0 }).pipe(Effect.supervised(supervisor))
+      for (let i = 0; i < 5; i++) {
+        expect(yield* Effect.promise(() => echo(promised, `call ${i}`))).toBe(`call ${i}`)
+        yield* Effect.yieldNow()
+        expect(supervisor.live.size).toBe(0)
+      }
+      expect(supervisor.started).toBe(5)
+    })))
+  })
+
   it("cancels a call on the wire when its signal aborts, and rejects with the signal's reason", async () => {
     const probe = makeProbe()
     const client = await PromiseClient.connect(McpTest.layer(server(probe)))
